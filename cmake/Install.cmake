@@ -1,0 +1,16 @@
+# CMake package and pkg-config file; the runtime and pass issues fill them in.
+include(CMakePackageConfigHelpers)
+configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/MemProfConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/MemProfConfig.cmake
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/MemProf)
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/MemProfConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/MemProfConfig.cmake
+              ${PROJECT_BINARY_DIR}/MemProfConfigVersion.cmake
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/MemProf)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof.pc.in
+  ${PROJECT_BINARY_DIR}/memprof.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/memprof.pc
+        DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/memprof/format
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/memprof)

@@ -1,0 +1,69 @@
+//===- IndexedProfile.h - LLVM indexed profile writer and reader -*- C++ -*-===//
+//
+// LLVM's indexed profile, version 13, with a MemProf section V2, V3 or V4
+// (spec section 3). The writer reproduces llvm-profdata 22's bytes for the
+// same IndexedMemProf (same map orders); the reader checks every offset and
+// count against the bytes that remain, so hostile files give an error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_INDEXEDPROFILE_H
+#define MEMPROF_PROFILEDATA_INDEXEDPROFILE_H
+
+#include "memprof/ProfileData/MemProfData.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+namespace memprof {
+
+struct IndexedWriterOptions {
+  unsigned MemProfVersion = 3; // 2, 3 or 4
+  bool FullSchema = false;     // all 27 fields instead of the hot/cold four
+};
+
+struct IndexedWriteStats {
+  /// 32-bit MIB fields whose merged value did not fit and were saturated.
+  uint64_t SaturatedFields = 0;
+};
+
+/// The MemProf summary of spec 2.7 (stored in V4, printed by tools).
+struct MemProfSummary {
+  uint64_t NumContexts = 0;
+  uint64_t NumColdContexts = 0;
+  uint64_t NumHotContexts = 0;
+  uint64_t MaxColdTotalSize = 0;
+  uint64_t MaxWarmTotalSize = 0;
+  uint64_t MaxHotTotalSize = 0;
+};
+
+enum class AllocClass { NotCold, Cold, Hot };
+/// LLVM's getAllocType with its default thresholds (float arithmetic).
+AllocClass classifyAllocation(uint64_t TotalLifetimeAccessDensity,
+                              uint64_t AllocCount, uint64_t TotalLifetime);
+MemProfSummary computeSummary(const IndexedMemProf &P);
+
+/// Serializes \p P as a complete indexed profile into \p Out.
+llvm::Expected<IndexedWriteStats>
+writeIndexedProfile(const IndexedMemProf &P, const IndexedWriterOptions &Opts,
+                    llvm::SmallVectorImpl<char> &Out);
+
+struct IndexedProfileInfo {
+  uint64_t Version = 0;        // low 32 bits of the header version
+  uint64_t VariantFlags = 0;   // high bits
+  uint64_t MemProfVersion = 0; // 0 when the file has no MemProf section
+  MIBSchema Schema;
+  uint64_t NumFunctionRecords = 0; // instrumentation records, not read
+};
+
+/// True when \p Buffer starts with the indexed-profile magic.
+bool isIndexedProfile(llvm::StringRef Buffer);
+
+/// Reads the MemProf section of an indexed profile. A file without one gives
+/// an empty IndexedMemProf. Records, frames and stacks come in file order.
+llvm::Expected<IndexedMemProf> readIndexedProfile(llvm::StringRef Buffer,
+                                                  IndexedProfileInfo *Info =
+                                                      nullptr);
+
+} // namespace memprof
+
+#endif

@@ -1,0 +1,79 @@
+//===- MemInfoBlock.h - Memory Info Blocks and their merge rules -*- C++ -*-===//
+//
+// The in-memory MIB keeps every field as a u64 so that merging many inputs
+// cannot wrap; writers saturate to the on-disk width and count what they cut.
+// Fields, widths and merge rules all come from format/MIBFields.def.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_MEMINFOBLOCK_H
+#define MEMPROF_PROFILEDATA_MEMINFOBLOCK_H
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+
+namespace memprof {
+
+/// Schema tags of the indexed format; the value is the tag written on disk.
+enum class MIBTag : uint8_t {
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) Name = Tag,
+#include "memprof/format/MIBFields.def"
+};
+constexpr unsigned NumMIBTags = 27;
+
+/// Width in bytes (4 or 8) of field \p Tag on disk; 0 for an unknown tag.
+unsigned mibFieldWidth(unsigned Tag);
+/// Name of field \p Tag ("AllocCount", ...); empty for an unknown tag.
+llvm::StringRef mibFieldName(unsigned Tag);
+/// Tag of the field named \p Name, or 0.
+unsigned mibFieldTag(llvm::StringRef Name);
+
+struct MemInfoBlock {
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) uint64_t Name = 0;
+#include "memprof/format/MIBFields.def"
+
+  /// The block of a single allocation, as the runtime forms it (spec 1.4).
+  static MemInfoBlock forAllocation(uint64_t Size, uint64_t AccessCount,
+                                    uint32_t AllocTs, uint32_t DeallocTs,
+                                    uint32_t AllocCpu, uint32_t DeallocCpu);
+
+  /// LLVM's MemInfoBlock::Merge: used within one raw file (the runtime's own
+  /// rule, which replaces timestamps and CPU ids with the newer block's).
+  void mergeDump(const MemInfoBlock &New);
+
+  /// The rule across inputs: commutative and associative (sums saturate).
+  void mergeCross(const MemInfoBlock &Other);
+
+  uint64_t get(unsigned Tag) const;
+  void set(unsigned Tag, uint64_t Value);
+
+  bool operator==(const MemInfoBlock &O) const;
+  bool operator!=(const MemInfoBlock &O) const { return !(*this == O); }
+};
+
+/// A list of field tags, in the order they are serialized.
+using MIBSchema = llvm::SmallVector<uint8_t, NumMIBTags>;
+
+/// {AllocCount, TotalSize, TotalLifetime, TotalLifetimeAccessDensity}: what
+/// llvm-profdata writes by default.
+MIBSchema hotColdSchema();
+/// Tags 1..27 in order (--memprof-full-schema).
+MIBSchema fullSchema();
+/// Bytes one serialized block takes under \p S.
+uint64_t schemaBlockSize(llvm::ArrayRef<uint8_t> S);
+
+/// Appends \p M under schema \p S, each field little-endian at its width.
+/// Values too wide for a 32-bit field are saturated; returns how many were.
+unsigned writeMIB(llvm::SmallVectorImpl<char> &Out, const MemInfoBlock &M,
+                  llvm::ArrayRef<uint8_t> S);
+
+/// Saturating u64 addition.
+inline uint64_t satAdd(uint64_t A, uint64_t B) {
+  uint64_t R = A + B;
+  return R < A ? ~0ULL : R;
+}
+
+} // namespace memprof
+
+#endif

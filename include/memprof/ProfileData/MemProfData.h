@@ -1,0 +1,85 @@
+//===- MemProfData.h - Frames, call stacks and per-function records -*- C++ -*-===//
+//
+// The model LLVM's indexed MemProf format stores: frames identified by their
+// BLAKE3 content hash, call stacks (leaf first) identified by the hash of
+// their frame ids, and per-function records holding allocation sites and
+// call sites. Spec sections 2.3-2.5.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_MEMPROFDATA_H
+#define MEMPROF_PROFILEDATA_MEMPROFDATA_H
+
+#include "memprof/ProfileData/MemInfoBlock.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+#include <cstdint>
+#include <vector>
+
+namespace memprof {
+
+using GUID = uint64_t;
+using FrameId = uint64_t;
+using CallStackId = uint64_t;
+
+struct Frame {
+  GUID Function = 0;
+  uint32_t LineOffset = 0;
+  uint32_t Column = 0;
+  bool IsInlineFrame = false;
+
+  bool operator==(const Frame &O) const {
+    return Function == O.Function && LineOffset == O.LineOffset &&
+           Column == O.Column && IsInlineFrame == O.IsInlineFrame;
+  }
+  bool operator!=(const Frame &O) const { return !(*this == O); }
+};
+
+/// On-disk size of a frame in MemProf V2-V4: u64, u32, u32, u8.
+constexpr uint64_t FrameDiskSize = 17;
+
+/// BLAKE3 of the frame's 17-byte serialized form, truncated to a LE u64.
+FrameId hashFrame(const Frame &F);
+/// BLAKE3 of the frame ids (leaf first), truncated to a LE u64.
+CallStackId hashCallStack(llvm::ArrayRef<FrameId> Ids);
+/// LLVM's function GUID: low 64 bits of MD5 of the canonical name (spec 2.3).
+GUID functionGUID(llvm::StringRef LinkageName);
+/// Strips ".llvm." and ".part." suffixes as LLVM's getCanonicalFnName does.
+llvm::StringRef canonicalFunctionName(llvm::StringRef Name);
+
+struct IndexedAllocSite {
+  CallStackId CSId = 0;
+  MemInfoBlock Info;
+};
+
+struct IndexedCallSite {
+  CallStackId CSId = 0;
+  llvm::SmallVector<GUID, 1> CalleeGuids;
+};
+
+struct IndexedRecord {
+  std::vector<IndexedAllocSite> AllocSites;
+  std::vector<IndexedCallSite> CallSites;
+};
+
+/// Everything the MemProf section of an indexed profile stores. Iteration
+/// order of each map is the order the writer emits (spec 3.9).
+struct IndexedMemProf {
+  llvm::MapVector<GUID, IndexedRecord> Records;
+  llvm::MapVector<FrameId, Frame> Frames;
+  llvm::MapVector<CallStackId, llvm::SmallVector<FrameId, 8>> CallStacks;
+
+  /// Adds \p F if new; returns its id.
+  FrameId addFrame(const Frame &F);
+  /// Adds the stack of \p Frames (leaf first) if new; returns its id.
+  CallStackId addCallStack(llvm::ArrayRef<Frame> Frames);
+  CallStackId addCallStackIds(llvm::ArrayRef<FrameId> Ids);
+
+  /// The frames of stack \p CS, leaf first; empty if unknown.
+  llvm::SmallVector<Frame, 8> stackFrames(CallStackId CS) const;
+};
+
+} // namespace memprof
+
+#endif

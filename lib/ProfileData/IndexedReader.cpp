@@ -1,0 +1,1 @@
+// IndexedReader.cpp: written next.

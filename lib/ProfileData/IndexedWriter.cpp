@@ -1,0 +1,1 @@
+// IndexedWriter.cpp: written next.

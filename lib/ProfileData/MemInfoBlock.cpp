@@ -1,0 +1,159 @@
+//===- MemInfoBlock.cpp - MIB merge rules and serialization ----------------===//
+#include "memprof/ProfileData/MemInfoBlock.h"
+#include "llvm/Support/Endian.h"
+#include <algorithm>
+
+using namespace llvm;
+
+namespace memprof {
+
+namespace {
+struct FieldInfo {
+  const char *Name;
+  unsigned Width;
+};
+const FieldInfo Fields[NumMIBTags + 1] = {
+    {"", 0},
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) {#Name, sizeof(Type)},
+#include "memprof/format/MIBFields.def"
+};
+} // namespace
+
+unsigned mibFieldWidth(unsigned Tag) {
+  return Tag >= 1 && Tag <= NumMIBTags ? Fields[Tag].Width : 0;
+}
+
+StringRef mibFieldName(unsigned Tag) {
+  return Tag >= 1 && Tag <= NumMIBTags ? Fields[Tag].Name : "";
+}
+
+unsigned mibFieldTag(StringRef Name) {
+  for (unsigned T = 1; T <= NumMIBTags; ++T)
+    if (Name == Fields[T].Name)
+      return T;
+  return 0;
+}
+
+MemInfoBlock MemInfoBlock::forAllocation(uint64_t Size, uint64_t AccessCount,
+                                         uint32_t AllocTs, uint32_t DeallocTs,
+                                         uint32_t AllocCpu,
+                                         uint32_t DeallocCpu) {
+  MemInfoBlock M;
+  M.AllocCount = 1;
+  M.TotalAccessCount = M.MinAccessCount = M.MaxAccessCount = AccessCount;
+  M.TotalSize = M.MinSize = M.MaxSize = Size;
+  M.AllocTimestamp = AllocTs;
+  M.DeallocTimestamp = DeallocTs;
+  M.TotalLifetime = M.MinLifetime = M.MaxLifetime = DeallocTs - AllocTs;
+  M.AllocCpuId = AllocCpu;
+  M.DeallocCpuId = DeallocCpu;
+  M.NumMigratedCpu = AllocCpu != DeallocCpu;
+  uint64_t Density = Size ? AccessCount * 100 / Size : 0;
+  M.TotalAccessDensity = M.MinAccessDensity = M.MaxAccessDensity = Density;
+  uint64_t Lifetime = M.TotalLifetime ? M.TotalLifetime : 1;
+  M.TotalLifetimeAccessDensity = M.MinLifetimeAccessDensity =
+      M.MaxLifetimeAccessDensity = Density * 1000 / Lifetime;
+  return M;
+}
+
+// Each rule computes the merged value from the old block and the new one, so
+// that rules reading old values (OVERLAP, SAME*CPU) see them before any
+// REPLACE takes effect, exactly as LLVM's Merge orders its statements.
+#define RULE_SUM(F) satAdd(Old.F, New.F)
+#define RULE_MIN(F) std::min(Old.F, New.F)
+#define RULE_MAX(F) std::max(Old.F, New.F)
+#define RULE_REPLACE(F) New.F
+#define RULE_KEEP(F) Old.F
+#define RULE_OVERLAP(F)                                                        \
+  satAdd(Old.F, New.AllocTimestamp < Old.DeallocTimestamp ? 1 : 0)
+#define RULE_SAMEALLOCCPU(F)                                                   \
+  satAdd(Old.F, Old.AllocCpuId == New.AllocCpuId ? 1 : 0)
+#define RULE_SAMEDEALLOCCPU(F)                                                 \
+  satAdd(Old.F, Old.DeallocCpuId == New.DeallocCpuId ? 1 : 0)
+#define RULE_HISTPTR(F) uint64_t(0)
+
+void MemInfoBlock::mergeDump(const MemInfoBlock &New) {
+  const MemInfoBlock Old = *this;
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  Name = RULE_##DumpRule(Name);
+#include "memprof/format/MIBFields.def"
+}
+
+void MemInfoBlock::mergeCross(const MemInfoBlock &Other) {
+  const MemInfoBlock Old = *this;
+  const MemInfoBlock &New = Other;
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  Name = RULE_##CrossRule(Name);
+#include "memprof/format/MIBFields.def"
+}
+
+uint64_t MemInfoBlock::get(unsigned Tag) const {
+  switch (Tag) {
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  case Tag:                                                                    \
+    return Name;
+#include "memprof/format/MIBFields.def"
+  }
+  return 0;
+}
+
+void MemInfoBlock::set(unsigned Tag, uint64_t Value) {
+  switch (Tag) {
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  case Tag:                                                                    \
+    Name = Value;                                                              \
+    return;
+#include "memprof/format/MIBFields.def"
+  }
+}
+
+bool MemInfoBlock::operator==(const MemInfoBlock &O) const {
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  if (Name != O.Name)                                                          \
+    return false;
+#include "memprof/format/MIBFields.def"
+  return true;
+}
+
+MIBSchema hotColdSchema() {
+  return {uint8_t(MIBTag::AllocCount), uint8_t(MIBTag::TotalSize),
+          uint8_t(MIBTag::TotalLifetime),
+          uint8_t(MIBTag::TotalLifetimeAccessDensity)};
+}
+
+MIBSchema fullSchema() {
+  MIBSchema S;
+  for (unsigned T = 1; T <= NumMIBTags; ++T)
+    S.push_back(T);
+  return S;
+}
+
+uint64_t schemaBlockSize(ArrayRef<uint8_t> S) {
+  uint64_t N = 0;
+  for (uint8_t T : S)
+    N += mibFieldWidth(T);
+  return N;
+}
+
+unsigned writeMIB(SmallVectorImpl<char> &Out, const MemInfoBlock &M,
+                  ArrayRef<uint8_t> S) {
+  unsigned Saturated = 0;
+  for (uint8_t T : S) {
+    uint64_t V = M.get(T);
+    char Buf[8];
+    if (mibFieldWidth(T) == 4) {
+      if (V > UINT32_MAX) {
+        V = UINT32_MAX;
+        ++Saturated;
+      }
+      support::endian::write32le(Buf, uint32_t(V));
+      Out.append(Buf, Buf + 4);
+    } else {
+      support::endian::write64le(Buf, V);
+      Out.append(Buf, Buf + 8);
+    }
+  }
+  return Saturated;
+}
+
+} // namespace memprof

@@ -1,0 +1,80 @@
+//===- MemProfData.cpp - Frame and call-stack hashing, GUIDs ---------------===//
+#include "memprof/ProfileData/MemProfData.h"
+#include "llvm/Support/BLAKE3.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MD5.h"
+
+using namespace llvm;
+
+namespace memprof {
+
+static uint64_t blake3Low64(ArrayRef<uint8_t> Bytes) {
+  auto H = BLAKE3::hash<8>(Bytes);
+  return support::endian::read64le(H.data());
+}
+
+FrameId hashFrame(const Frame &F) {
+  uint8_t Buf[FrameDiskSize];
+  support::endian::write64le(Buf, F.Function);
+  support::endian::write32le(Buf + 8, F.LineOffset);
+  support::endian::write32le(Buf + 12, F.Column);
+  Buf[16] = F.IsInlineFrame ? 1 : 0;
+  return blake3Low64(Buf);
+}
+
+CallStackId hashCallStack(ArrayRef<FrameId> Ids) {
+  SmallVector<uint8_t, 128> Buf(Ids.size() * 8);
+  for (size_t I = 0; I < Ids.size(); ++I)
+    support::endian::write64le(Buf.data() + 8 * I, Ids[I]);
+  return blake3Low64(Buf);
+}
+
+StringRef canonicalFunctionName(StringRef Name) {
+  for (StringRef Suffix : {".llvm.", ".part."}) {
+    size_t Pos = Name.rfind(Suffix);
+    if (Pos == StringRef::npos)
+      continue;
+    // Strip only when the suffix's own final '.' is the last '.' of the name.
+    if (Name.rfind('.') == Pos + Suffix.size() - 1)
+      Name = Name.substr(0, Pos);
+  }
+  return Name;
+}
+
+GUID functionGUID(StringRef LinkageName) {
+  return MD5Hash(canonicalFunctionName(LinkageName));
+}
+
+FrameId IndexedMemProf::addFrame(const Frame &F) {
+  FrameId Id = hashFrame(F);
+  Frames.try_emplace(Id, F);
+  return Id;
+}
+
+CallStackId IndexedMemProf::addCallStack(ArrayRef<Frame> Fs) {
+  SmallVector<FrameId, 8> Ids;
+  for (const Frame &F : Fs)
+    Ids.push_back(addFrame(F));
+  return addCallStackIds(Ids);
+}
+
+CallStackId IndexedMemProf::addCallStackIds(ArrayRef<FrameId> Ids) {
+  CallStackId Id = hashCallStack(Ids);
+  CallStacks.try_emplace(Id, SmallVector<FrameId, 8>(Ids.begin(), Ids.end()));
+  return Id;
+}
+
+SmallVector<Frame, 8> IndexedMemProf::stackFrames(CallStackId CS) const {
+  SmallVector<Frame, 8> Out;
+  auto It = CallStacks.find(CS);
+  if (It == CallStacks.end())
+    return Out;
+  for (FrameId F : It->second) {
+    auto FI = Frames.find(F);
+    if (FI != Frames.end())
+      Out.push_back(FI->second);
+  }
+  return Out;
+}
+
+} // namespace memprof

@@ -1,0 +1,1 @@
+// Merge.cpp: written next.

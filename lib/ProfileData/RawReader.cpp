@@ -1,0 +1,1 @@
+// RawReader.cpp: written next.

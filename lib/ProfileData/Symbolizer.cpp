@@ -1,0 +1,1 @@
+// Symbolizer.cpp: written next.

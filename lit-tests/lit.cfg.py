@@ -1,0 +1,27 @@
+# lit configuration for the memprof tools.
+import os
+import lit.formats
+
+config.name = "memprof"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.memprof_obj_root, "lit-tests")
+
+path = os.path.pathsep.join([config.memprof_tools_dir, config.llvm_tools_dir,
+                             config.environment.get("PATH", os.environ.get("PATH", ""))])
+config.environment["PATH"] = path
+for var in ("HOME", "TMPDIR"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+# Oracles and the compiler under their Debian names.
+config.substitutions.append(("%clangxx", "clang++-22"))
+config.substitutions.append(("%clang", "clang-22"))
+config.substitutions.append(("%llvm-profdata", "llvm-profdata-22"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "memprof-merge", "Inputs")))
+# Flags that give the allocation contexts good stacks under clang's runtime.
+config.substitutions.append(("%memprof_cflags",
+    "-fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer "
+    "-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -O0"))

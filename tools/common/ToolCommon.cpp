@@ -1,0 +1,1 @@
+// ToolCommon.cpp: written next.
