@@ -1,0 +1,97 @@
+//===- Symbolizer.h - PCs of a profiled process to MemProf frames -*- C++ -*-===//
+//
+// Every executable segment of a raw profile carries its module's build id.
+// A BinaryLocator finds a binary (or separate debug file) for a build id; a
+// ModuleSymbolizer maps process addresses into that binary and turns each into
+// the inline chain of Frames LLVM forms (spec section 2). Both are interfaces
+// so that tests can fake them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_SYMBOLIZER_H
+#define MEMPROF_PROFILEDATA_SYMBOLIZER_H
+
+#include "memprof/ProfileData/MemProfData.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace memprof {
+
+/// One executable segment of the profiled process (raw segment entry).
+struct SegmentInfo {
+  uint64_t Start = 0;
+  uint64_t End = 0;
+  uint64_t Offset = 0;  // the module's load bias, as the runtime records it
+  std::string BuildId;  // raw bytes (not hex)
+};
+
+/// Lower-case hex of raw build-id bytes.
+std::string buildIdToHex(llvm::StringRef BuildId);
+
+struct SymbolizedFrame {
+  Frame F;
+  std::string FunctionName; // linkage name as found (DWARF or symbol table)
+  std::string FileName;     // empty when unknown
+  uint32_t Line = 0;        // source line (not the offset); 0 when unknown
+};
+
+/// The result for one PC.
+struct PCSymbols {
+  enum Kind : uint8_t {
+    Ok,          // Frames holds the inline chain, innermost first
+    Runtime,     // a frame of the profiler runtime: dropped, not an error
+    NoDebugInfo, // the module has debug info, but not for this address
+    Failed,      // nothing known about the address
+  };
+  Kind Status = Failed;
+  std::vector<SymbolizedFrame> Frames;
+};
+
+/// Symbolizes addresses of one binary. Not thread safe: use one thread at a time.
+class ModuleSymbolizer {
+public:
+  virtual ~ModuleSymbolizer();
+  /// The file the symbols come from.
+  virtual llvm::StringRef path() const = 0;
+  /// Maps \p PC, which lies in process segment \p S, to the address the
+  /// binary's own symbols and DWARF use (p_vaddr space).
+  virtual uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const = 0;
+  /// Symbolizes a binary address. Matches LLVM's RawMemProfReader for
+  /// addresses with DWARF; where the module has no DWARF at all, falls back
+  /// to its symbol table (function, line offset 0, column 0).
+  virtual PCSymbols symbolize(uint64_t BinaryAddress) = 0;
+};
+
+/// Finds the binary of a build id.
+class BinaryLocator {
+public:
+  virtual ~BinaryLocator();
+  /// The symbolizer of the module with this build id (raw bytes), or null if
+  /// no binary has it. The locator owns the result.
+  virtual llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) = 0;
+};
+
+/// ELF binaries: the --profiled-binary files (indexed by their build ids up
+/// front) and search directories, looked up lazily by build id in the
+/// `.build-id/ab/cdef….debug` layout, then by scanning the ELF files there.
+class ElfBinaryLocator : public BinaryLocator {
+public:
+  /// Fails on a profiled binary that is missing, not ELF, not x86-64, has no
+  /// build id, or repeats another's build id.
+  static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
+  create(const std::vector<std::string> &ProfiledBinaries,
+         const std::vector<std::string> &SearchDirs);
+  ~ElfBinaryLocator() override;
+  llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) override;
+
+private:
+  ElfBinaryLocator();
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace memprof
+
+#endif
