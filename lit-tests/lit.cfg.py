@@ -25,3 +25,8 @@ config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "m
 config.substitutions.append(("%memprof_cflags",
     "-fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer "
     "-mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls -O0"))
+tools = os.path.join(os.path.dirname(__file__), "tools")
+config.substitutions.append(("%run-profiled", "python3 " + os.path.join(tools, "run-profiled.py")))
+config.substitutions.append(("%check-totals", "python3 " + os.path.join(tools, "check-totals.py")))
+config.substitutions.append(("%mkraw", "python3 " + os.path.join(tools, "mkraw.py")))
+config.substitutions.append(("%check-rejects", "python3 " + os.path.join(tools, "check-rejects.py")))

@@ -87,6 +87,19 @@ void MemInfoBlock::mergeCross(const MemInfoBlock &Other) {
 #include "memprof/format/MIBFields.def"
 }
 
+void MemInfoBlock::mergeCrossKnown(const MemInfoBlock &Other,
+                                   uint32_t ThisKnown, uint32_t OtherKnown) {
+  MemInfoBlock Merged = *this;
+  Merged.mergeCross(Other);
+  for (unsigned T = 1; T <= NumMIBTags; ++T) {
+    bool A = ThisKnown & (1u << (T - 1)), B = OtherKnown & (1u << (T - 1));
+    if (A && B)
+      set(T, Merged.get(T));
+    else if (B)
+      set(T, Other.get(T));
+  }
+}
+
 uint64_t MemInfoBlock::get(unsigned Tag) const {
   switch (Tag) {
 #define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
@@ -126,6 +139,14 @@ MIBSchema fullSchema() {
   for (unsigned T = 1; T <= NumMIBTags; ++T)
     S.push_back(T);
   return S;
+}
+
+uint32_t schemaMask(ArrayRef<uint8_t> S) {
+  uint32_t M = 0;
+  for (uint8_t T : S)
+    if (T >= 1 && T <= NumMIBTags)
+      M |= 1u << (T - 1);
+  return M;
 }
 
 uint64_t schemaBlockSize(ArrayRef<uint8_t> S) {

@@ -1,1 +1,331 @@
-// RawReader.cpp: written next.
+//===- RawReader.cpp - LLVM raw MemProf profiles (v3, v4, v5) --------------===//
+#include "memprof/ProfileData/RawReader.h"
+#include "memprof/ProfileData/DataCursor.h"
+#include "memprof/format/IndexedFormat.h"
+#include "memprof/format/RawProfileFormat.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/Format.h"
+
+using namespace llvm;
+
+namespace memprof {
+
+bool isRawProfile(StringRef Buffer) {
+  return Buffer.size() >= 8 &&
+         support::endian::read64le(Buffer.data()) == raw::RawMagic;
+}
+
+namespace {
+
+#define TRY(Var, Expr)                                                         \
+  auto Var##OrErr = (Expr);                                                    \
+  if (!Var##OrErr)                                                             \
+    return Var##OrErr.takeError();                                             \
+  auto Var = *Var##OrErr;
+
+struct DumpHeader {
+  uint64_t Version, TotalSize, SegmentOffset, MIBOffset, StackOffset;
+};
+
+class RawParser {
+public:
+  RawParser(StringRef Buffer) : Buffer(Buffer) {}
+  Expected<RawProfile> parse();
+
+private:
+  Error parseDump(uint64_t Start, DumpHeader &H);
+  Error parseSegments(DataCursor &C, std::vector<SegmentInfo> &Out);
+  Error parseMIBs(DataCursor &C, uint64_t Version);
+  Error parseStacks(DataCursor &C,
+                    DenseMap<uint64_t, std::vector<uint64_t>> &Out);
+  Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
+
+  StringRef Buffer;
+  RawProfile P;
+};
+
+Error RawParser::checkMIB(const MemInfoBlock &M, uint64_t StackId,
+                          uint64_t Offset) {
+  auto Bad = [&](const Twine &What) {
+    return makeError(ErrorCode::Malformed,
+                     "MIB of stack id " + Twine(StackId) + ": " + What, Offset);
+  };
+  if (M.AllocCount == 0)
+    return Bad("AllocCount is 0");
+  if (M.MinSize > M.MaxSize)
+    return Bad("MinSize " + Twine(M.MinSize) + " > MaxSize " +
+               Twine(M.MaxSize));
+  if (M.MinLifetime > M.MaxLifetime)
+    return Bad("MinLifetime " + Twine(M.MinLifetime) + " > MaxLifetime " +
+               Twine(M.MaxLifetime));
+  if (M.MinAccessCount > M.MaxAccessCount)
+    return Bad("MinAccessCount " + Twine(M.MinAccessCount) +
+               " > MaxAccessCount " + Twine(M.MaxAccessCount));
+  return Error::success();
+}
+
+Error RawParser::parseSegments(DataCursor &C, std::vector<SegmentInfo> &Out) {
+  TRY(N, C.read<uint64_t>("segment count"));
+  if (Error E = C.needItems(N, raw::SegmentEntrySize, "segment"))
+    return E;
+  Out.reserve(N);
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t At = C.absoluteOffset();
+    SegmentInfo S;
+    TRY(Start, C.read<uint64_t>("segment start"));
+    TRY(End, C.read<uint64_t>("segment end"));
+    TRY(Off, C.read<uint64_t>("segment offset"));
+    TRY(IdSize, C.read<uint64_t>("build id size"));
+    TRY(Id, C.readBytes(raw::BuildIdMaxSize, "build id"));
+    if (IdSize > raw::BuildIdMaxSize)
+      return makeError(ErrorCode::Malformed,
+                       "segment " + Twine(I) + " build id size " +
+                           Twine(IdSize) + " exceeds " +
+                           Twine(raw::BuildIdMaxSize),
+                       At + 24);
+    if (Start > End)
+      return makeError(ErrorCode::Malformed,
+                       "segment " + Twine(I) + " starts after its end", At);
+    S.Start = Start;
+    S.End = End;
+    S.Offset = Off;
+    S.BuildId = Id.substr(0, IdSize).str();
+    Out.push_back(std::move(S));
+  }
+  return Error::success();
+}
+
+Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
+  TRY(N, C.read<uint64_t>("MIB count"));
+  const unsigned LastTag = Version == 3 ? 25 : raw::NumMIBFields;
+  const uint64_t EntrySize =
+      8 + (Version == 3 ? raw::MIBSizeV3 : raw::MIBSizeV4);
+  if (Error E = C.needItems(N, EntrySize, "MIB"))
+    return E;
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t At = C.absoluteOffset();
+    TRY(StackId, C.read<uint64_t>("MIB stack id"));
+    RawMIB R;
+    for (unsigned Tag = 1; Tag <= LastTag; ++Tag) {
+      TRY(V, C.readWidth(mibFieldWidth(Tag), mibFieldName(Tag)));
+      R.Info.set(Tag, V);
+    }
+    // The histogram pointer is an address in the profiled process.
+    R.Info.AccessHistogram = 0;
+    if (Version >= 4 && R.Info.AccessHistogramSize) {
+      uint64_t Count = R.Info.AccessHistogramSize;
+      unsigned Width = Version == 4 ? 8 : 2;
+      if (Error E = C.needItems(Count, Width, "histogram entry"))
+        return E;
+      R.Histogram.reserve(Count);
+      for (uint64_t J = 0; J < Count; ++J) {
+        if (Version == 4) {
+          TRY(V, C.read<uint64_t>("histogram entry"));
+          R.Histogram.push_back(V);
+        } else {
+          TRY(V, C.read<uint16_t>("histogram entry"));
+          R.Histogram.push_back(raw::decodeHistogramCount(V));
+        }
+      }
+    }
+    if (Error E = checkMIB(R.Info, StackId, At))
+      return E;
+    auto [It, Inserted] = P.MIBs.try_emplace(StackId, std::move(R));
+    if (!Inserted) {
+      // The same stack id in another dump of this file (or repeated in this
+      // one): LLVM merges with the runtime's rule; the longer histogram wins
+      // and the shorter is added into it.
+      RawMIB &Old = It->second;
+      Old.Info.mergeDump(R.Info);
+      Old.Info.AccessHistogram = 0;
+      if (R.Histogram.size() > Old.Histogram.size())
+        std::swap(Old.Histogram, R.Histogram);
+      for (size_t J = 0; J < R.Histogram.size(); ++J)
+        Old.Histogram[J] = satAdd(Old.Histogram[J], R.Histogram[J]);
+    }
+  }
+  return Error::success();
+}
+
+Error RawParser::parseStacks(DataCursor &C,
+                             DenseMap<uint64_t, std::vector<uint64_t>> &Out) {
+  TRY(N, C.read<uint64_t>("stack count"));
+  if (Error E = C.needItems(N, 16, "stack"))
+    return E;
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t At = C.absoluteOffset();
+    TRY(Id, C.read<uint64_t>("stack id"));
+    TRY(NumPCs, C.read<uint64_t>("stack PC count"));
+    if (Error E = C.needItems(NumPCs, 8, "stack PC"))
+      return E;
+    std::vector<uint64_t> PCs;
+    PCs.reserve(NumPCs);
+    bool Cut = false;
+    for (uint64_t J = 0; J < NumPCs; ++J) {
+      TRY(PC, C.read<uint64_t>("stack PC"));
+      if (PC == 0)
+        Cut = true; // the runtime ends a trace at its first zero PC
+      if (!Cut)
+        PCs.push_back(PC);
+    }
+    auto [It, Inserted] = Out.try_emplace(Id, std::move(PCs));
+    if (!Inserted && It->second != PCs)
+      return makeError(ErrorCode::Malformed,
+                       "stack id " + Twine(Id) + " appears twice with "
+                       "different PCs",
+                       At);
+  }
+  return Error::success();
+}
+
+Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
+  StringRef Rest = Buffer.substr(Start);
+  DataCursor HC(Rest, Start);
+  if (Rest.size() < raw::HeaderSize)
+    return makeError(ErrorCode::Truncated,
+                     "not enough space for another header: " +
+                         Twine(Rest.size()) + " bytes remain, a header needs " +
+                         Twine(raw::HeaderSize),
+                     Start);
+  uint64_t Magic = cantFail(HC.read<uint64_t>("magic"));
+  if (Magic != raw::RawMagic)
+    return makeError(ErrorCode::BadMagic,
+                     "dump " + Twine(P.NumDumps) + " does not start with the "
+                     "raw MemProf magic",
+                     Start);
+  H.Version = cantFail(HC.read<uint64_t>("version"));
+  H.TotalSize = cantFail(HC.read<uint64_t>("total size"));
+  H.SegmentOffset = cantFail(HC.read<uint64_t>("segment offset"));
+  H.MIBOffset = cantFail(HC.read<uint64_t>("MIB offset"));
+  H.StackOffset = cantFail(HC.read<uint64_t>("stack offset"));
+
+  if (H.Version < raw::RawVersionMin || H.Version > raw::RawVersionMax)
+    return makeError(ErrorCode::UnsupportedVersion,
+                     "raw profile version " + Twine(H.Version) +
+                         "; this tool reads versions " +
+                         Twine(raw::RawVersionMin) + " to " +
+                         Twine(raw::RawVersionMax),
+                     Start + 8);
+  if (P.NumDumps && H.Version != P.Version)
+    return makeError(ErrorCode::Malformed,
+                     "dump " + Twine(P.NumDumps) + " has version " +
+                         Twine(H.Version) + " but the first dump has " +
+                         Twine(P.Version),
+                     Start + 8);
+  if (H.TotalSize < raw::HeaderSize)
+    return makeError(ErrorCode::Malformed,
+                     "total size " + Twine(H.TotalSize) +
+                         " is smaller than the header",
+                     Start + 16);
+  if (H.TotalSize > Rest.size())
+    return makeError(ErrorCode::Truncated,
+                     "total size " + Twine(H.TotalSize) + " but only " +
+                         Twine(Rest.size()) + " bytes remain",
+                     Start + 16);
+  // Sections lie in the order the runtime writes them, each bounded by the
+  // next, so no section can be read through another.
+  if (H.SegmentOffset < raw::HeaderSize || H.SegmentOffset > H.MIBOffset ||
+      H.MIBOffset > H.StackOffset || H.StackOffset > H.TotalSize)
+    return makeError(ErrorCode::Malformed,
+                     "section offsets out of order or out of range (segments " +
+                         Twine(H.SegmentOffset) + ", MIBs " +
+                         Twine(H.MIBOffset) + ", stacks " +
+                         Twine(H.StackOffset) + ", total size " +
+                         Twine(H.TotalSize) + ")",
+                     Start + 24);
+
+  std::vector<SegmentInfo> Segs;
+  DataCursor SC(Rest.substr(H.SegmentOffset, H.MIBOffset - H.SegmentOffset),
+                Start + H.SegmentOffset);
+  if (Error E = parseSegments(SC, Segs))
+    return E;
+  if (P.NumDumps == 0) {
+    P.Version = H.Version;
+    P.Segments = std::move(Segs);
+  } else {
+    bool Same = Segs.size() == P.Segments.size();
+    for (size_t I = 0; Same && I < Segs.size(); ++I)
+      Same = Segs[I].Start == P.Segments[I].Start &&
+             Segs[I].End == P.Segments[I].End &&
+             Segs[I].Offset == P.Segments[I].Offset &&
+             Segs[I].BuildId == P.Segments[I].BuildId;
+    if (!Same)
+      return makeError(ErrorCode::Malformed,
+                       "dump " + Twine(P.NumDumps) +
+                           " has different segment information than the first "
+                           "(a library was loaded or unloaded between dumps)",
+                       Start + H.SegmentOffset);
+  }
+
+  DataCursor MC(Rest.substr(H.MIBOffset, H.StackOffset - H.MIBOffset),
+                Start + H.MIBOffset);
+  if (Error E = parseMIBs(MC, H.Version))
+    return E;
+
+  DenseMap<uint64_t, std::vector<uint64_t>> Stacks;
+  DataCursor KC(Rest.substr(H.StackOffset, H.TotalSize - H.StackOffset),
+                Start + H.StackOffset);
+  if (Error E = parseStacks(KC, Stacks))
+    return E;
+  for (auto &KV : Stacks) {
+    auto [It, Inserted] = P.Stacks.try_emplace(KV.first, std::move(KV.second));
+    if (!Inserted && It->second != KV.second)
+      return makeError(ErrorCode::Malformed,
+                       "dump " + Twine(P.NumDumps) +
+                           " has a different call stack for stack id " +
+                           Twine(KV.first),
+                       Start + H.StackOffset);
+  }
+  ++P.NumDumps;
+  return Error::success();
+}
+
+Expected<RawProfile> RawParser::parse() {
+  if (Buffer.empty())
+    return makeError(ErrorCode::Empty, "the file is empty", 0);
+  if (Buffer.size() < 8)
+    return makeError(ErrorCode::Truncated,
+                     "file of " + Twine(Buffer.size()) +
+                         " bytes is too short for a raw profile header",
+                     0);
+  if (!isRawProfile(Buffer)) {
+    uint64_t M = support::endian::read64le(Buffer.data());
+    std::string Hint;
+    if (M == indexed::Magic)
+      Hint = " (this is an indexed profile)";
+    else if (M == support::endian::byte_swap<uint64_t>(raw::RawMagic,
+                                                       endianness::big))
+      Hint = " (byte-swapped raw magic: a big-endian file?)";
+    return makeError(ErrorCode::BadMagic,
+                     "expected a raw MemProf profile" + Twine(Hint), 0);
+  }
+  uint64_t Off = 0;
+  while (Off < Buffer.size()) {
+    DumpHeader H;
+    if (Error E = parseDump(Off, H))
+      return std::move(E);
+    Off += H.TotalSize;
+    // Zero padding between or after dumps is skipped; anything else must be
+    // another dump.
+    uint64_t Z = Off;
+    while (Z < Buffer.size() && Buffer[Z] == 0)
+      ++Z;
+    if (Z == Buffer.size())
+      break;
+    Off += (Z - Off) & ~uint64_t(7);
+  }
+  for (const auto &KV : P.MIBs)
+    if (!P.Stacks.count(KV.first))
+      return makeError(ErrorCode::Malformed,
+                       "MIB references stack id " + Twine(KV.first) +
+                           " which no stack section contains");
+  return std::move(P);
+}
+
+} // namespace
+
+Expected<RawProfile> readRawProfile(StringRef Buffer) {
+  return RawParser(Buffer).parse();
+}
+
+} // namespace memprof

@@ -1,1 +1,130 @@
-// ToolCommon.cpp: written next.
+//===- ToolCommon.cpp - Diagnostics, inputs and atomic output --------------===//
+#include "ToolCommon.h"
+#include "memprof/ProfileData/Error.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Signals.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace memprof {
+namespace tool {
+
+static std::string ToolName = "memprof";
+
+void setToolName(StringRef Name) { ToolName = Name.str(); }
+
+static void print(StringRef Kind, StringRef File, const Twine &Msg) {
+  errs() << ToolName << ": " << Kind << ": ";
+  if (!File.empty())
+    errs() << File << ": ";
+  errs() << Msg << "\n";
+}
+
+void error(StringRef File, const Twine &Msg) { print("error", File, Msg); }
+
+void error(StringRef File, Error E) {
+  handleAllErrors(std::move(E), [&](const ErrorInfoBase &EI) {
+    print("error", File, EI.message());
+  });
+}
+
+void warning(StringRef File, const Twine &Msg) { print("warning", File, Msg); }
+
+void note(const Twine &Msg) { errs() << ToolName << ": " << Msg << "\n"; }
+
+void fatal(StringRef File, const Twine &Msg) {
+  error(File, Msg);
+  std::exit(1);
+}
+
+void fatal(StringRef File, Error E) {
+  error(File, std::move(E));
+  std::exit(1);
+}
+
+Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {
+  if (sys::fs::is_directory(Path))
+    return makeError(ErrorCode::IO, "is a directory");
+  auto BufOrErr = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                        /*RequiresNullTerminator=*/false);
+  if (!BufOrErr)
+    return makeError(ErrorCode::IO,
+                     "cannot read: " + BufOrErr.getError().message());
+  return std::move(*BufOrErr);
+}
+
+Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
+  auto BufOrErr = readInput(ListPath);
+  if (!BufOrErr)
+    return BufOrErr.takeError();
+  StringRef Dir = sys::path::parent_path(ListPath);
+  SmallVector<StringRef, 64> Lines;
+  (*BufOrErr)->getBuffer().split(Lines, '\n');
+  for (StringRef L : Lines) {
+    L = L.trim();
+    if (L.empty() || L.starts_with("#"))
+      continue;
+    if (sys::path::is_absolute(L) || Dir.empty()) {
+      Out.push_back(L.str());
+    } else {
+      SmallString<256> P(Dir);
+      sys::path::append(P, L);
+      Out.push_back(std::string(P));
+    }
+  }
+  return Error::success();
+}
+
+bool sameFile(StringRef A, StringRef B) {
+  sys::fs::UniqueID IA, IB;
+  if (sys::fs::getUniqueID(A, IA) || sys::fs::getUniqueID(B, IB))
+    return false;
+  return IA == IB;
+}
+
+Error writeFileAtomically(StringRef Path, StringRef Data) {
+  if (sys::fs::is_directory(Path))
+    return makeError(ErrorCode::IO, "output is a directory");
+  SmallString<256> Model(Path);
+  Model += ".tmp-%%%%%%%%";
+  int FD;
+  SmallString<256> Tmp;
+  if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp))
+    return makeError(ErrorCode::IO,
+                     "cannot create a temporary file beside the output: " +
+                         EC.message());
+  sys::RemoveFileOnSignal(Tmp);
+  auto Fail = [&](const Twine &What) {
+    sys::fs::remove(Tmp);
+    sys::DontRemoveFileOnSignal(Tmp);
+    return makeError(ErrorCode::IO, What);
+  };
+  {
+    raw_fd_ostream OS(FD, /*shouldClose=*/true);
+    OS << Data;
+    OS.flush();
+    if (OS.has_error()) {
+      std::string Msg = "write failed: " + OS.error().message();
+      OS.clear_error();
+      return Fail(Msg);
+    }
+    OS.close();
+    if (OS.has_error()) {
+      std::string Msg = "write failed: " + OS.error().message();
+      OS.clear_error();
+      return Fail(Msg);
+    }
+  }
+  if (std::error_code EC = sys::fs::rename(Tmp, Path))
+    return Fail("cannot rename the temporary file into place: " +
+                EC.message());
+  sys::DontRemoveFileOnSignal(Tmp);
+  return Error::success();
+}
+
+} // namespace tool
+} // namespace memprof

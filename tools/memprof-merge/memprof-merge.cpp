@@ -1,1 +1,225 @@
-int main() { return 0; }
+//===- memprof-merge.cpp - Merge raw and indexed MemProf profiles ----------===//
+#include "ToolCommon.h"
+#include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/Merge.h"
+#include "memprof/ProfileData/RawReader.h"
+#include "memprof/ProfileData/Symbolizer.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/raw_ostream.h"
+#include <CLI/CLI.hpp>
+#include <optional>
+
+using namespace llvm;
+using namespace memprof;
+
+namespace {
+
+struct Input {
+  std::string Path;
+  std::unique_ptr<MemoryBuffer> Buffer;
+  std::optional<RawProfile> Raw;
+  std::optional<IndexedMemProf> Indexed;
+  IndexedProfileInfo Info;
+  Error Err = Error::success();
+};
+
+void loadInput(Input &In) {
+  auto BufOrErr = tool::readInput(In.Path);
+  if (!BufOrErr) {
+    In.Err = BufOrErr.takeError();
+    return;
+  }
+  In.Buffer = std::move(*BufOrErr);
+  StringRef Data = In.Buffer->getBuffer();
+  if (isIndexedProfile(Data)) {
+    auto P = readIndexedProfile(Data, &In.Info);
+    if (!P)
+      In.Err = P.takeError();
+    else
+      In.Indexed = std::move(*P);
+  } else if (isRawProfile(Data) || Data.size() < 8) {
+    auto P = readRawProfile(Data);
+    if (!P)
+      In.Err = P.takeError();
+    else
+      In.Raw = std::move(*P);
+  } else {
+    In.Err = makeError(ErrorCode::BadMagic,
+                       "not a raw or indexed MemProf profile", 0);
+  }
+  // Raw and indexed models are self-contained; the bytes can go.
+  In.Buffer.reset();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM X(argc, argv);
+  tool::setToolName("memprof-merge");
+
+  CLI::App App{
+      "Merge raw MemProf profiles (LLVM raw v3-v5, as clang's -fmemory-profile\n"
+      "runtime and ours write them) and indexed profiles into one indexed\n"
+      "profile for clang's -fmemory-profile-use and llvm-profdata 22.\n\n"
+      "Every module of the profiled process is symbolized through its build id:\n"
+      "give the main program and its shared libraries with --profiled-binary,\n"
+      "or directories to search with --debug-dir.",
+      "memprof-merge"};
+  std::vector<std::string> Inputs, Binaries, DebugDirs, ListFiles;
+  std::string Output, FailureMode = "any";
+  unsigned Threads = 0, MemProfVersion = 3;
+  bool FullSchema = false, Quiet = false;
+  App.add_option("inputs", Inputs, "Raw (.memprofraw) or indexed (.profdata) profiles");
+  App.add_option("-o,--output", Output, "Output indexed profile")->required();
+  App.add_option("--profiled-binary", Binaries,
+                 "A binary of the profiled process (main program or shared "
+                 "library); repeat for each module")
+      ->type_name("FILE");
+  App.add_option("--debug-dir", DebugDirs,
+                 "A directory searched for binaries and debug files by build id "
+                 "(.build-id/ab/cdef....debug or any ELF file inside); repeatable")
+      ->type_name("DIR");
+  App.add_option("-f,--input-files", ListFiles,
+                 "A file listing inputs, one path per line ('#' comments)")
+      ->type_name("FILE");
+  App.add_option("-j,--num-threads", Threads,
+                 "Threads for reading and parsing inputs (0 = one per core)")
+      ->capture_default_str();
+  App.add_option("--failure-mode", FailureMode,
+                 "any: fail if any input is bad; all: skip bad inputs with a "
+                 "warning and fail only if every input is bad")
+      ->check(CLI::IsMember({"any", "all"}))
+      ->capture_default_str();
+  App.add_option("--memprof-version", MemProfVersion,
+                 "MemProf section version of the output (2, 3 or 4)")
+      ->check(CLI::IsMember({2u, 3u, 4u}))
+      ->capture_default_str();
+  App.add_flag("--memprof-full-schema", FullSchema,
+               "Write all 27 MemInfoBlock fields instead of the hot/cold four");
+  App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
+  App.footer("The output depends only on the inputs' content: not on their order,\n"
+             "the thread count, or how a batch was split into partial merges\n"
+             "(one raw input alone keeps llvm-profdata's own order, byte for byte).");
+  try {
+    App.parse(argc, argv);
+  } catch (const CLI::ParseError &E) {
+    if (E.get_exit_code() == 0)
+      return App.exit(E); // --help
+    tool::fatal("", Twine(E.what()) + " (see --help)");
+  }
+
+  for (const std::string &L : ListFiles)
+    if (Error E = tool::readInputList(L, Inputs))
+      tool::fatal(L, std::move(E));
+  if (Inputs.empty())
+    tool::fatal("", "no input files; give profiles or --input-files");
+  for (const std::string &I : Inputs)
+    if (tool::sameFile(I, Output))
+      tool::fatal(I, "the output would overwrite this input; choose another -o");
+
+  // Read and parse in parallel; results stay in input order.
+  std::vector<Input> Ins(Inputs.size());
+  for (size_t I = 0; I < Inputs.size(); ++I)
+    Ins[I].Path = Inputs[I];
+  {
+    ThreadPoolStrategy S = hardware_concurrency(Threads);
+    if (Inputs.size() == 1 || S.compute_thread_count() <= 1) {
+      for (Input &In : Ins)
+        loadInput(In);
+    } else {
+      DefaultThreadPool Pool(S);
+      for (Input &In : Ins)
+        Pool.async([&In] { loadInput(In); });
+      Pool.wait();
+    }
+  }
+
+  unsigned Bad = 0;
+  bool AnyRaw = false;
+  for (Input &In : Ins) {
+    if (In.Err) {
+      ++Bad;
+      if (FailureMode == "any")
+        tool::error(In.Path, std::move(In.Err));
+      else
+        tool::warning(In.Path, toString(std::move(In.Err)) + "; skipped");
+      continue;
+    }
+    AnyRaw |= In.Raw.has_value();
+  }
+  if (Bad && (FailureMode == "any" || Bad == Ins.size())) {
+    if (FailureMode == "all")
+      tool::error("", "every input is bad; nothing to merge");
+    return 1;
+  }
+
+  std::unique_ptr<ElfBinaryLocator> Locator;
+  if (AnyRaw) {
+    auto L = ElfBinaryLocator::create(Binaries, DebugDirs);
+    if (!L)
+      tool::fatal("", L.takeError());
+    Locator = std::move(*L);
+  }
+
+  ProfileMerger Merger(Locator.get());
+  unsigned Used = 0;
+  for (Input &In : Ins) {
+    if (In.Err) {
+      consumeError(std::move(In.Err));
+      continue;
+    }
+    if (In.Raw) {
+      if (Error E = Merger.addRaw(*In.Raw)) {
+        ++Bad;
+        if (FailureMode == "any")
+          tool::fatal(In.Path, std::move(E));
+        tool::warning(In.Path, toString(std::move(E)) + "; skipped");
+        continue;
+      }
+      In.Raw.reset();
+    } else {
+      Merger.addIndexed(*In.Indexed, In.Info.Schema);
+      In.Indexed.reset();
+    }
+    ++Used;
+  }
+  if (Used == 0)
+    tool::fatal("", "every input is bad; nothing to merge");
+
+  const MergeStats &St = Merger.stats();
+  for (const auto &[Hex, U] : St.Unsymbolized)
+    tool::warning("", Twine(U.PCs) + " addresses not symbolized in module " +
+                          (Hex.empty() ? std::string("<none>") : Hex) + ": " +
+                          U.Reason);
+  if (St.DroppedContexts)
+    tool::warning("", Twine(St.DroppedContexts) +
+                          " contexts had no symbolized frame and were dropped (" +
+                          Twine(St.DroppedAllocations) + " allocations, " +
+                          Twine(St.DroppedBytes) + " bytes)");
+
+  RecordOrder Order = (Ins.size() == 1 && AnyRaw) ? RecordOrder::FirstAppearance
+                                                  : RecordOrder::Canonical;
+  IndexedMemProf Merged = Merger.build(Order);
+  IndexedWriterOptions WO;
+  WO.MemProfVersion = MemProfVersion;
+  WO.FullSchema = FullSchema;
+  SmallVector<char, 0> Bytes;
+  auto WS = writeIndexedProfile(Merged, WO, Bytes);
+  if (!WS)
+    tool::fatal(Output, WS.takeError());
+  if (WS->SaturatedFields)
+    tool::warning("", Twine(WS->SaturatedFields) +
+                          " 32-bit MemInfoBlock fields overflowed and were "
+                          "saturated (counter_overflow)");
+  if (Error E = tool::writeFileAtomically(Output, StringRef(Bytes.data(), Bytes.size())))
+    tool::fatal(Output, std::move(E));
+  if (!Quiet)
+    tool::note(Twine("merged ") + Twine(Used) + " input" +
+               (Used == 1 ? "" : "s") + ": " + Twine(Merger.numContexts()) +
+               " allocation contexts, " + Twine(Merged.Records.size()) +
+               " functions -> " + Output);
+  return 0;
+}

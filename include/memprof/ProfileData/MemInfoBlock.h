@@ -45,12 +45,21 @@ struct MemInfoBlock {
   /// The rule across inputs: commutative and associative (sums saturate).
   void mergeCross(const MemInfoBlock &Other);
 
+  /// The same, where each side may know only some fields (bit T-1 set for
+  /// tag T; an indexed input knows only its schema's). A field known to one
+  /// side only takes that side's value, so absent fields never act as zeros.
+  void mergeCrossKnown(const MemInfoBlock &Other, uint32_t ThisKnown,
+                       uint32_t OtherKnown);
+
   uint64_t get(unsigned Tag) const;
   void set(unsigned Tag, uint64_t Value);
 
   bool operator==(const MemInfoBlock &O) const;
   bool operator!=(const MemInfoBlock &O) const { return !(*this == O); }
 };
+
+/// Bit T-1 set for every tag T: a block that knows every field.
+constexpr uint32_t AllMIBFields = (1u << NumMIBTags) - 1;
 
 /// A list of field tags, in the order they are serialized.
 using MIBSchema = llvm::SmallVector<uint8_t, NumMIBTags>;
@@ -60,6 +69,8 @@ using MIBSchema = llvm::SmallVector<uint8_t, NumMIBTags>;
 MIBSchema hotColdSchema();
 /// Tags 1..27 in order (--memprof-full-schema).
 MIBSchema fullSchema();
+/// The known-field mask of schema \p S.
+uint32_t schemaMask(llvm::ArrayRef<uint8_t> S);
 /// Bytes one serialized block takes under \p S.
 uint64_t schemaBlockSize(llvm::ArrayRef<uint8_t> S);
 

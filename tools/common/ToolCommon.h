@@ -1,0 +1,46 @@
+//===- ToolCommon.h - Diagnostics, inputs and atomic output for the tools -===//
+#ifndef MEMPROF_TOOLS_TOOLCOMMON_H
+#define MEMPROF_TOOLS_TOOLCOMMON_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace memprof {
+namespace tool {
+
+/// Sets the name printed in front of every diagnostic.
+void setToolName(llvm::StringRef Name);
+/// "<tool>: error: <file>: <message>" (file omitted when empty).
+void error(llvm::StringRef File, const llvm::Twine &Msg);
+void error(llvm::StringRef File, llvm::Error E);
+void warning(llvm::StringRef File, const llvm::Twine &Msg);
+void note(const llvm::Twine &Msg);
+/// Prints the error and exits with status 1.
+[[noreturn]] void fatal(llvm::StringRef File, const llvm::Twine &Msg);
+[[noreturn]] void fatal(llvm::StringRef File, llvm::Error E);
+
+/// Reads a whole input file.
+llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
+readInput(llvm::StringRef Path);
+
+/// Reads a list file: one path per line; blank lines and lines starting
+/// with '#' are skipped; relative paths are taken relative to the list.
+llvm::Error readInputList(llvm::StringRef ListPath,
+                          std::vector<std::string> &Out);
+
+/// True if \p A and \p B name the same existing file.
+bool sameFile(llvm::StringRef A, llvm::StringRef B);
+
+/// Writes \p Data to a temporary file beside \p Path and renames it into
+/// place, so \p Path holds either its old content or all of the new.
+llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Data);
+
+} // namespace tool
+} // namespace memprof
+
+#endif

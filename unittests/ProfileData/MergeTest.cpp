@@ -1,0 +1,238 @@
+//===- MergeTest.cpp - Merging behind a fake symbolizer --------------------===//
+#include "RawBuilder.h"
+#include "memprof/ProfileData/Merge.h"
+#include "llvm/ADT/DenseMap.h"
+#include "gtest/gtest.h"
+#include <map>
+
+using namespace memprof;
+using namespace memprof::test;
+
+namespace {
+
+// A module whose addresses symbolize to whatever the test says.
+class FakeModule : public ModuleSymbolizer {
+public:
+  std::map<uint64_t, PCSymbols> Table;
+  unsigned Calls = 0;
+  llvm::StringRef path() const override { return "fake"; }
+  uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override {
+    return PC - S.Offset;
+  }
+  PCSymbols symbolize(uint64_t Addr) override {
+    ++Calls;
+    auto It = Table.find(Addr);
+    return It == Table.end() ? PCSymbols() : It->second;
+  }
+  void add(uint64_t Addr, std::vector<Frame> Chain) {
+    PCSymbols S;
+    S.Status = PCSymbols::Ok;
+    for (const Frame &F : Chain)
+      S.Frames.push_back({F, "", "", 0});
+    Table[Addr] = S;
+  }
+};
+
+class FakeLocator : public BinaryLocator {
+public:
+  std::map<std::string, ModuleSymbolizer *> Mods;
+  llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef Id) override {
+    auto It = Mods.find(Id.str());
+    return It == Mods.end() ? nullptr : It->second;
+  }
+};
+
+const GUID Main = 1, Wrap = 2, AllocA = 3, Inl = 4;
+
+struct Fixture {
+  FakeModule Mod;
+  FakeLocator Loc;
+  Fixture() {
+    PCSymbols Runtime;
+    Runtime.Status = PCSymbols::Runtime;
+    Mod.Table[0x10] = Runtime; // malloc interceptor
+    Mod.add(0x20, {{AllocA, 0, 67, false}});
+    Mod.add(0x30, {{Wrap, 0, 57, false}});
+    Mod.add(0x40, {{Main, 2, 15, false}});
+    Mod.add(0x50, {{Main, 6, 13, false}});
+    // An inlined allocation: Inl inlined into Wrap.
+    Mod.add(0x60, {{Inl, 1, 3, true}, {Wrap, 4, 9, false}});
+    Loc.Mods["main"] = &Mod;
+  }
+};
+
+RawProfile run(std::vector<std::pair<std::vector<uint64_t>, MemInfoBlock>> Ctx) {
+  RawBuilder B;
+  B.Segs.push_back({0x1000, 0x2000, 0x1000, "main"});
+  uint64_t Id = 1;
+  for (auto &[PCs, Info] : Ctx) {
+    std::vector<uint64_t> Abs;
+    for (uint64_t PC : PCs)
+      Abs.push_back(PC + 0x1000);
+    B.MIBs.push_back({Id, Info, {}});
+    B.Stacks.push_back({Id, Abs});
+    ++Id;
+  }
+  auto P = readRawProfile(B.build());
+  EXPECT_TRUE(bool(P));
+  return std::move(*P);
+}
+
+MemInfoBlock mib(uint64_t Count, uint64_t Size) {
+  MemInfoBlock M = MemInfoBlock::forAllocation(Size, 1, 0, 0, 0, 0);
+  M.AllocCount = Count;
+  M.TotalSize = Count * Size;
+  return M;
+}
+
+TEST(Merge, LLVMRecordShapeForOneInput) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x20, 0x30, 0x40}, mib(3, 100)},
+                                   {{0x10, 0x50}, mib(1, 48)}}))));
+  IndexedMemProf P = M.build(RecordOrder::FirstAppearance);
+  // Spec 2.5's example: alloc_a holds the alloc site; wrap and main hold
+  // call sites; main also its own alloc site. Records in first-appearance
+  // order: alloc sites first, then functions with only call sites.
+  ASSERT_EQ(P.Records.size(), 3u);
+  auto It = P.Records.begin();
+  EXPECT_EQ(It->first, AllocA);
+  EXPECT_EQ(It->second.AllocSites.size(), 1u);
+  EXPECT_EQ(It->second.AllocSites[0].Info.AllocCount, 3u);
+  ++It;
+  EXPECT_EQ(It->first, Main);
+  EXPECT_EQ(It->second.AllocSites.size(), 1u);
+  EXPECT_EQ(It->second.CallSites.size(), 1u);
+  ++It;
+  EXPECT_EQ(It->first, Wrap);
+  EXPECT_EQ(It->second.CallSites.size(), 1u);
+  EXPECT_EQ(M.stats().RuntimeFramesDropped, 2u);
+  // Each distinct address is symbolized once.
+  EXPECT_EQ(F.Mod.Calls, 5u);
+}
+
+TEST(Merge, InlinedAllocSiteAttachesToCalleeAndCaller) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x60, 0x40}, mib(2, 10)}}))));
+  IndexedMemProf P = M.build(RecordOrder::FirstAppearance);
+  ASSERT_TRUE(P.Records.count(Inl));
+  ASSERT_TRUE(P.Records.count(Wrap));
+  EXPECT_EQ(P.Records[Inl].AllocSites.size(), 1u);
+  EXPECT_EQ(P.Records[Wrap].AllocSites.size(), 1u);
+  EXPECT_EQ(P.Records[Main].AllocSites.size(), 0u);
+  // Re-reading the indexed form counts the inlined context once.
+  ProfileMerger Again(nullptr);
+  Again.addIndexed(P, fullSchema());
+  EXPECT_EQ(Again.numContexts(), 1u);
+  IndexedMemProf Q = Again.build(RecordOrder::Canonical);
+  EXPECT_EQ(Q.Records[Inl].AllocSites[0].Info.AllocCount, 2u);
+}
+
+TEST(Merge, ExactSumsAndOrderIndependence) {
+  Fixture F;
+  RawProfile A = run({{{0x10, 0x20, 0x30, 0x40}, mib(3, 100)}});
+  RawProfile B = run({{{0x10, 0x20, 0x30, 0x40}, mib(5, 10)},
+                      {{0x10, 0x50}, mib(1, 48)}});
+  ProfileMerger AB(&F.Loc), BA(&F.Loc);
+  ASSERT_FALSE(bool(AB.addRaw(A)));
+  ASSERT_FALSE(bool(AB.addRaw(B)));
+  ASSERT_FALSE(bool(BA.addRaw(B)));
+  ASSERT_FALSE(bool(BA.addRaw(A)));
+  IndexedMemProf X = AB.build(RecordOrder::Canonical);
+  IndexedMemProf Y = BA.build(RecordOrder::Canonical);
+  ASSERT_EQ(X.Records.size(), Y.Records.size());
+  auto XI = X.Records.begin(), YI = Y.Records.begin();
+  for (; XI != X.Records.end(); ++XI, ++YI) {
+    EXPECT_EQ(XI->first, YI->first);
+    ASSERT_EQ(XI->second.AllocSites.size(), YI->second.AllocSites.size());
+    for (size_t I = 0; I < XI->second.AllocSites.size(); ++I)
+      EXPECT_EQ(XI->second.AllocSites[I].Info, YI->second.AllocSites[I].Info);
+  }
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.AllocCount, 8u);
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.TotalSize, 350u);
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.MinSize, 10u);
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.MaxSize, 100u);
+}
+
+TEST(Merge, PartialMergesEqualOneMerge) {
+  Fixture F;
+  RawProfile A = run({{{0x10, 0x20, 0x30, 0x40}, mib(3, 100)}});
+  RawProfile B = run({{{0x10, 0x60, 0x40}, mib(5, 10)}});
+  RawProfile C = run({{{0x10, 0x50}, mib(1, 48)}, {{0x10, 0x20, 0x30, 0x40}, mib(2, 7)}});
+  ProfileMerger All(&F.Loc);
+  for (auto *P : {&A, &B, &C})
+    ASSERT_FALSE(bool(All.addRaw(*P)));
+  ProfileMerger Part(&F.Loc);
+  ASSERT_FALSE(bool(Part.addRaw(A)));
+  ASSERT_FALSE(bool(Part.addRaw(B)));
+  IndexedMemProf AB = Part.build(RecordOrder::Canonical);
+  ProfileMerger Tree(&F.Loc);
+  Tree.addIndexed(AB, fullSchema());
+  ASSERT_FALSE(bool(Tree.addRaw(C)));
+  IndexedMemProf X = All.build(RecordOrder::Canonical);
+  IndexedMemProf Y = Tree.build(RecordOrder::Canonical);
+  ASSERT_EQ(X.Records.size(), Y.Records.size());
+  for (auto &[G, R] : X.Records) {
+    const IndexedRecord &S = Y.Records[G];
+    ASSERT_EQ(R.AllocSites.size(), S.AllocSites.size());
+    for (size_t I = 0; I < R.AllocSites.size(); ++I) {
+      EXPECT_EQ(R.AllocSites[I].CSId, S.AllocSites[I].CSId);
+      EXPECT_EQ(R.AllocSites[I].Info, S.AllocSites[I].Info);
+    }
+    ASSERT_EQ(R.CallSites.size(), S.CallSites.size());
+  }
+  auto Keys = [](const auto &Map) {
+    std::vector<uint64_t> K;
+    for (const auto &KV : Map)
+      K.push_back(KV.first);
+    return K;
+  };
+  EXPECT_EQ(Keys(X.Frames), Keys(Y.Frames));
+  EXPECT_EQ(Keys(X.CallStacks), Keys(Y.CallStacks));
+}
+
+TEST(Merge, FieldsAnInputLacksDoNotActAsZeros) {
+  Fixture F;
+  RawProfile A = run({{{0x10, 0x20, 0x30, 0x40}, mib(3, 100)}});
+  ProfileMerger One(&F.Loc);
+  ASSERT_FALSE(bool(One.addRaw(A)));
+  IndexedMemProf HotCold = One.build(RecordOrder::Canonical);
+  // Simulate a hot/cold-schema file: only four fields survive.
+  for (auto &KV : HotCold.Records)
+    for (auto &AS : KV.second.AllocSites) {
+      MemInfoBlock Kept;
+      for (uint8_t T : hotColdSchema())
+        Kept.set(T, AS.Info.get(T));
+      AS.Info = Kept;
+    }
+  ProfileMerger M(&F.Loc);
+  M.addIndexed(HotCold, hotColdSchema());
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x20, 0x30, 0x40}, mib(1, 40)}}))));
+  IndexedMemProf P = M.build(RecordOrder::Canonical);
+  const MemInfoBlock &I = P.Records[AllocA].AllocSites[0].Info;
+  EXPECT_EQ(I.AllocCount, 4u);
+  EXPECT_EQ(I.TotalSize, 340u);
+  EXPECT_EQ(I.MinSize, 40u); // not 0 from the file that lacked MinSize
+}
+
+TEST(Merge, UnsymbolizableContextsAreCountedAndAllLostIsAnError) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  // 0x999 symbolizes to nothing; the other context survives.
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x999}, mib(4, 8)},
+                                   {{0x10, 0x20}, mib(1, 8)}}))));
+  EXPECT_EQ(M.stats().DroppedContexts, 1u);
+  EXPECT_EQ(M.stats().DroppedAllocations, 4u);
+  EXPECT_EQ(M.stats().DroppedBytes, 32u);
+  FakeLocator Empty;
+  ProfileMerger N(&Empty);
+  llvm::Error E = N.addRaw(run({{{0x10, 0x20}, mib(1, 8)}}));
+  ASSERT_TRUE(bool(E));
+  std::string Msg = llvm::toString(std::move(E));
+  EXPECT_NE(Msg.find("no binary was found for build ids 6d61696e"),
+            std::string::npos)
+      << Msg;
+}
+
+} // namespace

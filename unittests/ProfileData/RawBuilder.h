@@ -1,0 +1,109 @@
+//===- RawBuilder.h - Builds raw MemProf bytes for tests ---------*- C++ -*-===//
+//
+// Written from the spec's layout independently of the reader: each dump is
+// header, segments, MIBs (+ histograms), stacks, each section 8-aligned.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_UNITTESTS_RAWBUILDER_H
+#define MEMPROF_UNITTESTS_RAWBUILDER_H
+
+#include "memprof/ProfileData/MemInfoBlock.h"
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace memprof {
+namespace test {
+
+struct RawSeg {
+  uint64_t Start, End, Offset;
+  std::string BuildId;
+};
+struct RawEntry {
+  uint64_t StackId;
+  MemInfoBlock Info;
+  std::vector<uint64_t> Histogram;
+};
+
+class RawBuilder {
+public:
+  std::vector<RawSeg> Segs;
+  std::vector<RawEntry> MIBs;
+  std::vector<std::pair<uint64_t, std::vector<uint64_t>>> Stacks;
+
+  std::string build(unsigned Version = 5) const {
+    std::string Seg, Mib, Stk;
+    put(Seg, Segs.size());
+    for (const RawSeg &S : Segs) {
+      put(Seg, S.Start);
+      put(Seg, S.End);
+      put(Seg, S.Offset);
+      put(Seg, S.BuildId.size());
+      std::string Id = S.BuildId;
+      Id.resize(32, '\0');
+      Seg += Id;
+    }
+    pad(Seg);
+    put(Mib, MIBs.size());
+    for (const RawEntry &E : MIBs) {
+      put(Mib, E.StackId);
+      unsigned Last = Version == 3 ? 25 : 27;
+      for (unsigned T = 1; T <= Last; ++T) {
+        uint64_t V = E.Info.get(T);
+        if (T == 26)
+          V = E.Histogram.size();
+        if (T == 27)
+          V = 0xdeadbeef; // a pointer in the profiled process
+        put(Mib, V, mibFieldWidth(T));
+      }
+      if (Version >= 4)
+        for (uint64_t H : E.Histogram)
+          put(Mib, Version == 4 ? H : encode(H), Version == 4 ? 8 : 2);
+    }
+    pad(Mib);
+    put(Stk, Stacks.size());
+    for (const auto &S : Stacks) {
+      put(Stk, S.first);
+      put(Stk, S.second.size());
+      for (uint64_t PC : S.second)
+        put(Stk, PC);
+    }
+    pad(Stk);
+    std::string H;
+    uint64_t SegOff = 48, MibOff = SegOff + Seg.size(),
+             StkOff = MibOff + Mib.size(), Total = StkOff + Stk.size();
+    put(H, 0xFF6D70726F667281ULL);
+    put(H, Version);
+    put(H, Total);
+    put(H, SegOff);
+    put(H, MibOff);
+    put(H, StkOff);
+    return H + Seg + Mib + Stk;
+  }
+
+  static void put(std::string &S, uint64_t V, unsigned Width = 8) {
+    for (unsigned I = 0; I < Width; ++I)
+      S.push_back(char((V >> (8 * I)) & 0xff));
+  }
+  static void pad(std::string &S) {
+    while (S.size() % 8)
+      S.push_back('\0');
+  }
+  static uint16_t encode(uint64_t C) {
+    if (C <= 4095)
+      return uint16_t(C);
+    uint64_t M = C;
+    uint16_t E = 0;
+    while (M > 4095) {
+      M = (M + 1) >> 1;
+      ++E;
+    }
+    return uint16_t((E << 12) | M);
+  }
+};
+
+} // namespace test
+} // namespace memprof
+
+#endif

@@ -1,0 +1,160 @@
+//===- RawReaderTest.cpp - The raw MemProf reader --------------------------===//
+#include "RawBuilder.h"
+#include "memprof/ProfileData/RawReader.h"
+#include "gtest/gtest.h"
+#include <random>
+
+using namespace memprof;
+using namespace memprof::test;
+
+namespace {
+
+RawBuilder sample() {
+  RawBuilder B;
+  B.Segs.push_back({0x1000, 0x5000, 0x0, std::string("\x01\x02\x03\x04", 4)});
+  B.Segs.push_back({0x7f0000001000, 0x7f0000009000, 0x7f0000000000, "libid"});
+  MemInfoBlock A = MemInfoBlock::forAllocation(100, 7, 10, 20, 1, 1);
+  MemInfoBlock C = MemInfoBlock::forAllocation(48, 0, 5, 5, 0, 3);
+  B.MIBs.push_back({1, A, {1, 2, 3, 5000, 0}});
+  B.MIBs.push_back({2, C, {}});
+  B.Stacks.push_back({1, {0x1100, 0x1200, 0x7f0000001234}});
+  B.Stacks.push_back({2, {0x1300, 0, 0x1400}});
+  return B;
+}
+
+std::string errorText(llvm::Error E) { return llvm::toString(std::move(E)); }
+
+TEST(RawReader, ReadsEveryVersion) {
+  for (unsigned V : {3u, 4u, 5u}) {
+    SCOPED_TRACE(V);
+    std::string Bytes = sample().build(V);
+    auto P = readRawProfile(Bytes);
+    ASSERT_TRUE(bool(P)) << errorText(P.takeError());
+    EXPECT_EQ(P->Version, V);
+    EXPECT_EQ(P->NumDumps, 1u);
+    ASSERT_EQ(P->Segments.size(), 2u);
+    EXPECT_EQ(P->Segments[1].BuildId, "libid");
+    EXPECT_EQ(P->Segments[1].Offset, 0x7f0000000000u);
+    ASSERT_EQ(P->MIBs.size(), 2u);
+    const RawMIB &M = P->MIBs.find(1)->second;
+    EXPECT_EQ(M.Info.TotalSize, 100u);
+    EXPECT_EQ(M.Info.TotalAccessCount, 7u);
+    EXPECT_EQ(M.Info.AccessHistogram, 0u); // the pointer is dropped
+    if (V == 3) {
+      EXPECT_TRUE(M.Histogram.empty());
+    } else {
+      // v5 rounds 5000 to a 12-bit mantissa: 2500<<1.
+      std::vector<uint64_t> Want = {1, 2, 3, 5000, 0};
+      EXPECT_EQ(M.Histogram, Want);
+      EXPECT_EQ(M.Info.AccessHistogramSize, 5u);
+    }
+    // A trace ends at its first zero PC.
+    std::vector<uint64_t> Want2 = {0x1300};
+    EXPECT_EQ(P->Stacks.find(2)->second, Want2);
+  }
+}
+
+TEST(RawReader, HistogramEncodingRoundsLikeTheRuntime) {
+  EXPECT_EQ(RawBuilder::encode(4095), 4095);
+  EXPECT_EQ(RawBuilder::encode(4097), (1 << 12) | 2049);
+  RawBuilder B = sample();
+  B.MIBs[0].Histogram = {4097};
+  auto P = readRawProfile(B.build(5));
+  ASSERT_TRUE(bool(P));
+  EXPECT_EQ(P->MIBs.find(1)->second.Histogram[0], 4098u);
+}
+
+TEST(RawReader, ConcatenatedDumpsMergeByStackIdWithLLVMRule) {
+  RawBuilder B = sample();
+  std::string One = B.build(5);
+  auto P = readRawProfile(One + One);
+  ASSERT_TRUE(bool(P)) << errorText(P.takeError());
+  EXPECT_EQ(P->NumDumps, 2u);
+  const RawMIB &M = P->MIBs.find(1)->second;
+  EXPECT_EQ(M.Info.AllocCount, 2u);
+  EXPECT_EQ(M.Info.TotalSize, 200u);
+  EXPECT_EQ(M.Info.NumLifetimeOverlaps, 1u); // 10 < 20
+  std::vector<uint64_t> Doubled = {2, 4, 6, 10000, 0};
+  EXPECT_EQ(M.Histogram, Doubled);
+  // Zero padding between dumps is skipped.
+  auto Padded = readRawProfile(One + std::string(16, '\0') + One);
+  ASSERT_TRUE(bool(Padded)) << errorText(Padded.takeError());
+  EXPECT_EQ(Padded->NumDumps, 2u);
+}
+
+TEST(RawReader, RejectsDumpsThatDisagree) {
+  RawBuilder B = sample();
+  RawBuilder Other = sample();
+  Other.Segs.pop_back();
+  auto P = readRawProfile(B.build() + Other.build());
+  ASSERT_FALSE(bool(P));
+  EXPECT_NE(errorText(P.takeError()).find("different segment information"),
+            std::string::npos);
+  RawBuilder Stack = sample();
+  Stack.Stacks[0].second[0] = 0x1101;
+  auto Q = readRawProfile(B.build() + Stack.build());
+  ASSERT_FALSE(bool(Q));
+  EXPECT_NE(errorText(Q.takeError()).find("different call stack"),
+            std::string::npos);
+}
+
+TEST(RawReader, SpecificErrors) {
+  EXPECT_NE(errorText(readRawProfile("").takeError()).find("empty: "),
+            std::string::npos);
+  RawBuilder B = sample();
+  std::string Bytes = B.build();
+  std::string T = Bytes;
+  T[16] = 0; // TotalSize = 0 (low byte), the rest still set: make it all 0
+  for (int I = 16; I < 24; ++I)
+    T[I] = 0;
+  EXPECT_NE(errorText(readRawProfile(T).takeError())
+                .find("malformed: total size 0 is smaller than the header"),
+            std::string::npos);
+  RawBuilder Missing = sample();
+  Missing.Stacks.pop_back();
+  EXPECT_NE(errorText(readRawProfile(Missing.build()).takeError())
+                .find("MIB references stack id 2"),
+            std::string::npos);
+  RawBuilder Zero = sample();
+  Zero.MIBs[0].Info.AllocCount = 0;
+  EXPECT_NE(errorText(readRawProfile(Zero.build()).takeError())
+                .find("AllocCount is 0"),
+            std::string::npos);
+}
+
+TEST(RawReader, EveryPrefixIsRejectedCleanly) {
+  std::string One = sample().build(5);
+  std::string Two = One + One;
+  for (size_t L = 0; L < Two.size(); ++L) {
+    if (L == One.size())
+      continue; // exactly one complete dump: valid
+    auto P = readRawProfile(llvm::StringRef(Two.data(), L));
+    EXPECT_FALSE(bool(P)) << "prefix " << L;
+    if (!P)
+      llvm::consumeError(P.takeError());
+  }
+}
+
+TEST(RawReader, RandomCorruptionNeverCrashes) {
+  std::string Good = sample().build(5) + sample().build(5);
+  std::mt19937_64 Rng(1234);
+  unsigned Accepted = 0;
+  for (int Iter = 0; Iter < 20000; ++Iter) {
+    std::string Bad = Good;
+    size_t Pos = Rng() % Bad.size();
+    if (Iter % 2)
+      Bad[Pos] ^= char(1 << (Rng() % 8));
+    else
+      for (size_t I = Pos & ~size_t(7); I < std::min(Bad.size(), (Pos & ~size_t(7)) + 8); ++I)
+        Bad[I] = char(Rng());
+    auto P = readRawProfile(Bad);
+    if (P)
+      ++Accepted;
+    else
+      llvm::consumeError(P.takeError());
+  }
+  // Flips in PCs, timestamps and counts are still well-formed files.
+  EXPECT_GT(Accepted, 0u);
+}
+
+} // namespace
