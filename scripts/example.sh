@@ -16,10 +16,13 @@ for scale in 1 2 3; do
   mv "$OUT"/run$scale.* "$OUT/run$scale.memprofraw"
 done
 echo "== memprof-merge"
+# The system libraries are searched by build id too, so allocations made
+# inside libstdc++ and libc keep their frames.
 build/bin/memprof-merge "$OUT"/run*.memprofraw --profiled-binary "$OUT/wordfreq" \
-  -o "$OUT/wordfreq.profdata"
-echo "== the merged profile, read back by llvm-profdata-22 (first contexts)"
-llvm-profdata-22 show --memory "$OUT/wordfreq.profdata" | head -40
+  --debug-dir /usr/lib/x86_64-linux-gnu -o "$OUT/wordfreq.profdata"
+echo "== the merged profile, read back by llvm-profdata-22 (first 40 lines)"
+llvm-profdata-22 show --memory "$OUT/wordfreq.profdata" > "$OUT/wordfreq.yaml"
+sed -n 1,40p "$OUT/wordfreq.yaml"
 echo "== clang-22 compiles with it: -fmemory-profile-use"
 clang++-22 -O2 -fmemory-profile-use="$OUT/wordfreq.profdata" -c examples/wordfreq/wordfreq.cpp \
   -o "$OUT/wordfreq.o"

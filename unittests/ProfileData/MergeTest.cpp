@@ -111,6 +111,18 @@ TEST(Merge, LLVMRecordShapeForOneInput) {
   EXPECT_EQ(F.Mod.Calls, 5u);
 }
 
+TEST(Merge, EachAddressIsSymbolizedOnceAcrossInputs) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  for (int I = 0; I < 50; ++I)
+    ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x20, 0x30, 0x40}, mib(1, 8)},
+                                     {{0x10, 0x50}, mib(1, 8)}}))));
+  EXPECT_EQ(F.Mod.Calls, 5u);
+  EXPECT_EQ(M.stats().DistinctPCsSymbolized, 5u);
+  IndexedMemProf P = M.build(RecordOrder::Canonical);
+  EXPECT_EQ(P.Records[AllocA].AllocSites[0].Info.AllocCount, 50u);
+}
+
 TEST(Merge, InlinedAllocSiteAttachesToCalleeAndCaller) {
   Fixture F;
   ProfileMerger M(&F.Loc);
