@@ -13,6 +13,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 
 namespace memprof {
 
@@ -63,6 +64,13 @@ bool isIndexedProfile(llvm::StringRef Buffer);
 llvm::Expected<IndexedMemProf> readIndexedProfile(llvm::StringRef Buffer,
                                                   IndexedProfileInfo *Info =
                                                       nullptr);
+
+/// As above; also returns the MemProf summary a V4 section stores in
+/// \p StoredSummary (std::nullopt for V2, V3 or no MemProf section). Any
+/// data-access profile a V4 section points to is located but not read.
+llvm::Expected<IndexedMemProf>
+readIndexedProfile(llvm::StringRef Buffer, IndexedProfileInfo *Info,
+                   std::optional<MemProfSummary> *StoredSummary);
 
 } // namespace memprof
 
