@@ -1,1 +1,957 @@
-// Symbolizer.cpp: written next.
+//===- Symbolizer.cpp - ELF/DWARF symbolization of profiled PCs -----------===//
+//
+// DWARF lookups go through LLVM's SymbolizableObjectFile exactly as LLVM's
+// RawMemProfReader calls it, so frames agree with llvm-profdata bit for bit.
+// Everything read from a file is untrusted: LLVM's recoverable DWARF errors
+// are collected as notes, every Expected is checked, and a candidate file
+// that cannot be read is skipped rather than trusted.
+//
+//===----------------------------------------------------------------------===//
+#include "memprof/ProfileData/Symbolizer.h"
+#include "memprof/ProfileData/Error.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/BinaryFormat/Magic.h"
+#include "llvm/DebugInfo/DIContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
+#include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
+#include "llvm/DebugInfo/DWARF/DWARFUnit.h"
+#include "llvm/DebugInfo/Symbolize/SymbolizableObjectFile.h"
+#include "llvm/Object/BuildID.h"
+#include "llvm/Object/ELFObjectFile.h"
+#include "llvm/Object/ObjectFile.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+using namespace llvm;
+
+namespace memprof {
+
+std::string buildIdToHex(StringRef BuildId) {
+  return toHex(arrayRefFromStringRef(BuildId), /*LowerCase=*/true);
+}
+
+ModuleSymbolizer::~ModuleSymbolizer() = default;
+BinaryLocator::~BinaryLocator() = default;
+
+namespace {
+
+/// Load biases are multiples of the page size (at least 4 KiB on x86-64).
+constexpr uint64_t MinPageSizeBytes = 4096;
+/// Bounds on the one-time scan of a search directory.
+constexpr unsigned MaxScanDepth = 4;
+constexpr unsigned MaxScanFiles = 20000;
+/// LLVM's DWARF parser may report the same problem for every lookup; keep the
+/// first few per file so that a corrupt binary cannot flood the caller.
+constexpr unsigned MaxNotesPerFile = 16;
+/// Bounds on what a compressed section may claim to inflate to. DWARF
+/// compresses by well under 100:1; these only stop absurd allocations.
+constexpr uint64_t MaxCompressionRatio = 1024;
+constexpr uint64_t MaxInflatedSectionBytes = 16ULL << 30;
+
+/// Files of compiler-rt's memprof runtime whose frames LLVM drops (spec 2.2).
+bool isRuntimeSourceFile(StringRef Path) {
+  StringRef Name = sys::path::filename(Path);
+  return Name == "memprof_malloc_linux.cpp" ||
+         Name == "memprof_interceptors.cpp" || Name == "memprof_new_delete.cpp";
+}
+
+/// Allocation entry points and internals of the profiler runtime, as they
+/// appear in a symbol table. Used only for addresses without DWARF, and in
+/// every module, the C library included: a frame in libc's own malloc can
+/// only be the allocation entry point of the stack, never a caller.
+bool isRuntimeSymbol(StringRef Name) {
+  // Not strdup and the like: in libc they are real callers of malloc.
+  static const char *const Exact[] = {
+      "malloc",          "free",          "calloc",        "realloc",
+      "reallocarray",    "cfree",         "memalign",      "posix_memalign",
+      "aligned_alloc",   "valloc",        "pvalloc",       "malloc_usable_size",
+      "__libc_malloc",   "__libc_free",   "__libc_calloc", "__libc_realloc",
+      "__libc_memalign", "__libc_valloc", "__libc_pvalloc"};
+  for (const char *E : Exact)
+    if (Name == E)
+      return true;
+  static const char *const Prefixes[] = {
+      "_Znw", "_Zna", "_Zdl", "_Zda", "__interceptor_", "___interceptor_",
+      "__memprof", "__sanitizer",
+      // C++ internals of the runtime: namespaces __memprof and __sanitizer.
+      "_ZN9__memprof", "_ZNK9__memprof", "_ZN11__sanitizer",
+      "_ZNK11__sanitizer"};
+  for (const char *P : Prefixes)
+    if (Name.starts_with(P))
+      return true;
+  return false;
+}
+
+/// Collects recoverable problems of one file, bounded.
+struct NoteSink {
+  std::vector<std::string> *Notes = nullptr;
+  std::string Path;
+  unsigned Count = 0;
+
+  void add(const Twine &Msg) {
+    ++Count;
+    if (!Notes)
+      return;
+    if (Count <= MaxNotesPerFile)
+      Notes->push_back((Path + ": " + Msg).str());
+    else if (Count == MaxNotesPerFile + 1)
+      Notes->push_back(Path + ": further problems not shown");
+  }
+  void add(Error E) { add(toString(std::move(E))); }
+};
+
+/// Forms that DWARFFormValue::extractValue reads. On any other form it
+/// reaches llvm_unreachable, which in a release libLLVM is a wild jump.
+bool isExtractableForm(dwarf::Form F) {
+  switch (F) {
+  case dwarf::DW_FORM_addr:
+  case dwarf::DW_FORM_ref_addr:
+  case dwarf::DW_FORM_exprloc:
+  case dwarf::DW_FORM_block:
+  case dwarf::DW_FORM_block1:
+  case dwarf::DW_FORM_block2:
+  case dwarf::DW_FORM_block4:
+  case dwarf::DW_FORM_data1:
+  case dwarf::DW_FORM_ref1:
+  case dwarf::DW_FORM_flag:
+  case dwarf::DW_FORM_strx1:
+  case dwarf::DW_FORM_addrx1:
+  case dwarf::DW_FORM_data2:
+  case dwarf::DW_FORM_ref2:
+  case dwarf::DW_FORM_strx2:
+  case dwarf::DW_FORM_addrx2:
+  case dwarf::DW_FORM_strx3:
+  case dwarf::DW_FORM_data4:
+  case dwarf::DW_FORM_ref4:
+  case dwarf::DW_FORM_ref_sup4:
+  case dwarf::DW_FORM_strx4:
+  case dwarf::DW_FORM_addrx4:
+  case dwarf::DW_FORM_data8:
+  case dwarf::DW_FORM_ref8:
+  case dwarf::DW_FORM_ref_sup8:
+  case dwarf::DW_FORM_data16:
+  case dwarf::DW_FORM_sdata:
+  case dwarf::DW_FORM_udata:
+  case dwarf::DW_FORM_ref_udata:
+  case dwarf::DW_FORM_rnglistx:
+  case dwarf::DW_FORM_loclistx:
+  case dwarf::DW_FORM_GNU_addr_index:
+  case dwarf::DW_FORM_GNU_str_index:
+  case dwarf::DW_FORM_addrx:
+  case dwarf::DW_FORM_strx:
+  case dwarf::DW_FORM_LLVM_addrx_offset:
+  case dwarf::DW_FORM_string:
+  case dwarf::DW_FORM_strp:
+  case dwarf::DW_FORM_sec_offset:
+  case dwarf::DW_FORM_GNU_ref_alt:
+  case dwarf::DW_FORM_GNU_strp_alt:
+  case dwarf::DW_FORM_line_strp:
+  case dwarf::DW_FORM_strp_sup:
+  case dwarf::DW_FORM_flag_present:
+  case dwarf::DW_FORM_ref_sig8:
+  case dwarf::DW_FORM_implicit_const:
+    return true;
+  default:
+    // Includes DW_FORM_indirect: the form it names is read per entry.
+    return false;
+  }
+}
+
+/// Checks one DWARF 5 line-table prologue for what crashes LLVM 22's parser
+/// (DWARFDebugLine::Prologue::parse, reached from every DWARF lookup):
+/// an entry-format form that extractValue does not know, DW_FORM_addr with
+/// an address size DataExtractor cannot read, a non-constant form for an
+/// index/timestamp/size (dereferenced unchecked), and a huge count of
+/// zero-byte entries (an endless push_back). Only the header is walked, with
+/// LLVM's own extractor and skipValue; the parse itself stays LLVM's.
+Error checkLinePrologue(const DWARFDataExtractor &Section, uint64_t Offset) {
+  auto Unsafe = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(),
+                             "line table at offset 0x" +
+                                 utohexstr(Offset, /*LowerCase=*/true) + ": " +
+                                 Why);
+  };
+  Error Err = Error::success();
+  uint64_t Off = Offset;
+  auto [TotalLength, Format] = Section.getInitialLength(&Off, &Err);
+  uint16_t Version = Section.getU16(&Off, &Err);
+  if (Err || Version != 5) {
+    // Unreadable headers and other versions are rejected or read safely by
+    // LLVM (versions 2-4 have no entry formats).
+    consumeError(std::move(Err));
+    return Error::success();
+  }
+  DWARFDataExtractor Data(
+      Section, std::min<uint64_t>(
+                   Section.size(),
+                   Off - 2 + std::min<uint64_t>(TotalLength, Section.size())));
+  uint8_t AddrSize = Data.getU8(&Off, &Err);
+  Data.getU8(&Off, &Err); // segment selector size
+  uint64_t HeaderLength =
+      Data.getUnsigned(&Off, Format == dwarf::DWARF64 ? 8 : 4, &Err);
+  if (Err) {
+    consumeError(std::move(Err));
+    return Error::success();
+  }
+  uint64_t End = Off + std::min<uint64_t>(HeaderLength, Data.size());
+  DWARFDataExtractor Prologue(Data, std::min<uint64_t>(End, Data.size()));
+  Off += 5; // min_inst_length, max_ops, default_is_stmt, line_base, line_range
+  uint8_t OpcodeBase = Prologue.getU8(&Off, &Err);
+  if (OpcodeBase > 0)
+    Off += OpcodeBase - 1;
+  dwarf::FormParams Params{Version, AddrSize, Format};
+
+  for (int Table = 0; Table < 2 && !Err; ++Table) {
+    uint8_t FormatCount = Prologue.getU8(&Off, &Err);
+    SmallVector<std::pair<uint64_t, dwarf::Form>, 8> Descriptors;
+    for (unsigned I = 0; I < FormatCount && !Err; ++I) {
+      uint64_t Type = Prologue.getULEB128(&Off, &Err);
+      auto Form = static_cast<dwarf::Form>(Prologue.getULEB128(&Off, &Err));
+      Descriptors.push_back({Type, Form});
+    }
+    if (Err)
+      break; // LLVM stops here with an error too
+    for (auto [Type, Form] : Descriptors) {
+      // Directory entries other than the path are skipped by LLVM.
+      bool Extracted = Table == 1 || Type == dwarf::DW_LNCT_path;
+      if (Extracted && !isExtractableForm(Form))
+        return Unsafe("unsupported form 0x" +
+                      utohexstr(Form, /*LowerCase=*/true));
+      if (Extracted && Form == dwarf::DW_FORM_addr && AddrSize != 1 &&
+          AddrSize != 2 && AddrSize != 4 && AddrSize != 8)
+        return Unsafe("DW_FORM_addr with address size " + Twine(AddrSize));
+      if (Table == 1 &&
+          (Type == dwarf::DW_LNCT_directory_index ||
+           Type == dwarf::DW_LNCT_timestamp || Type == dwarf::DW_LNCT_size)) {
+        DWARFFormValue V(Form);
+        if ((!V.isFormClass(DWARFFormValue::FC_Constant) &&
+             !V.isFormClass(DWARFFormValue::FC_Flag)) ||
+            Form == dwarf::DW_FORM_sdata)
+          return Unsafe(
+              "non-constant form 0x" + utohexstr(Form, /*LowerCase=*/true) +
+              " for content type 0x" + utohexstr(Type, /*LowerCase=*/true));
+      }
+    }
+    uint64_t Count = Prologue.getULEB128(&Off, &Err);
+    if (Err)
+      break;
+    // Walk the entries: the directories to reach the file entry format, and
+    // both to bound the number of entries that occupy no bytes.
+    for (uint64_t I = 0; I < Count; ++I) {
+      uint64_t Before = Off;
+      for (auto [Type, Form] : Descriptors)
+        if (!DWARFFormValue::skipValue(Form, Prologue, &Off, Params))
+          return Unsafe("unskippable form 0x" +
+                        utohexstr(Form, /*LowerCase=*/true));
+      if (Off == Before && Count > 0xFFFF)
+        return Unsafe("too many empty entries");
+      if (Off >= Prologue.size() && I + 1 < Count)
+        return Error::success(); // LLVM runs out of data and stops
+    }
+  }
+  consumeError(std::move(Err));
+  return Error::success();
+}
+
+/// Checks the line table of every compile unit, at the offset LLVM's
+/// DWARFContext::getLineTableForUnit will parse.
+Error checkLineTables(DWARFContext &Ctx) {
+  const DWARFObject &DObj = Ctx.getDWARFObj();
+  DWARFDataExtractor Section(DObj, DObj.getLineSection(), Ctx.isLittleEndian(),
+                             /*AddressSize=*/0);
+  for (const std::unique_ptr<DWARFUnit> &U : Ctx.compile_units()) {
+    std::optional<uint64_t> Offset =
+        dwarf::toSectionOffset(U->getUnitDIE().find(dwarf::DW_AT_stmt_list));
+    if (!Offset || !Section.isValidOffset(*Offset))
+      continue;
+    if (Error E = checkLinePrologue(Section, *Offset))
+      return E;
+  }
+  return Error::success();
+}
+
+/// What LLVM's ELF accessors need before they can be used without a
+/// report_fatal_error: ELFObjectFile's symbol accessors (type, size,
+/// binding, value) and its relocation iterators die on a symbol table or
+/// relocation section they cannot read. Returns an error when a symbol table
+/// is unreadable (the file is then unusable); sets \p DebugRelocsUnsafe when
+/// a relocation section that targets a debug section is unreadable (DWARF is
+/// then read without applying relocations).
+Error checkElfTables(const object::ELFFile<object::ELF64LE> &EF,
+                     bool &DebugRelocsUnsafe, bool &CompressionUnsafe) {
+  using Shdr = object::ELF64LE::Shdr;
+  DebugRelocsUnsafe = false;
+  CompressionUnsafe = false;
+  Expected<ArrayRef<Shdr>> SectionsOr = EF.sections();
+  if (!SectionsOr)
+    return SectionsOr.takeError();
+  ArrayRef<Shdr> Sections = *SectionsOr;
+  // DWARFContext inflates every SHF_COMPRESSED section into a buffer of the
+  // size its header claims; a failed allocation aborts the process.
+  for (const Shdr &Sec : Sections) {
+    if (!(Sec.sh_flags & ELF::SHF_COMPRESSED) || Sec.sh_type == ELF::SHT_NOBITS)
+      continue;
+    Expected<ArrayRef<uint8_t>> Data = EF.getSectionContents(Sec);
+    if (!Data) {
+      consumeError(Data.takeError());
+      continue; // DWARFContext cannot read it either
+    }
+    if (Data->size() < sizeof(object::ELF64LE::Chdr))
+      continue; // rejected by LLVM's Decompressor
+    // Elf64_Chdr: ch_type u32, ch_reserved u32, ch_size u64, ch_addralign u64.
+    const uint64_t SizeBytes = support::endian::read64le(Data->data() + 8);
+    if (SizeBytes > MaxInflatedSectionBytes ||
+        SizeBytes / MaxCompressionRatio > Data->size())
+      CompressionUnsafe = true;
+  }
+  for (const Shdr &Sec : Sections) {
+    if (Sec.sh_type != ELF::SHT_SYMTAB && Sec.sh_type != ELF::SHT_DYNSYM)
+      continue;
+    if (Expected<object::ELF64LE::SymRange> Syms = EF.symbols(&Sec); !Syms)
+      return Syms.takeError();
+  }
+  for (const Shdr &Sec : Sections) {
+    bool IsRela = Sec.sh_type == ELF::SHT_RELA;
+    if (!IsRela && Sec.sh_type != ELF::SHT_REL && Sec.sh_type != ELF::SHT_CREL)
+      continue;
+    // Only relocations of debug sections are applied by DWARFContext.
+    if (Sec.sh_info >= Sections.size())
+      continue; // DWARFContext reports this one as an error
+    Expected<StringRef> TargetName = EF.getSectionName(Sections[Sec.sh_info]);
+    if (!TargetName) {
+      consumeError(TargetName.takeError());
+      DebugRelocsUnsafe = true;
+      return Error::success();
+    }
+    if (!TargetName->starts_with(".debug") &&
+        !TargetName->starts_with(".zdebug"))
+      continue;
+    auto Unsafe = [&](Error E) {
+      consumeError(std::move(E));
+      DebugRelocsUnsafe = true;
+      return Error::success();
+    };
+    if (Sec.sh_type == ELF::SHT_CREL)
+      return Unsafe(Error::success());
+    Expected<const Shdr *> SymTab = EF.getSection(Sec.sh_link);
+    if (!SymTab)
+      return Unsafe(SymTab.takeError());
+    Expected<object::ELF64LE::SymRange> Syms = EF.symbols(*SymTab);
+    if (!Syms)
+      return Unsafe(Syms.takeError());
+    const uint64_t NumSyms = Syms->size();
+    if (IsRela) {
+      Expected<object::ELF64LE::RelaRange> Relas = EF.relas(Sec);
+      if (!Relas)
+        return Unsafe(Relas.takeError());
+      for (const object::ELF64LE::Rela &R : *Relas)
+        if (R.getSymbol(/*isMips64EL=*/false) >= NumSyms)
+          return Unsafe(Error::success());
+    } else {
+      Expected<object::ELF64LE::RelRange> Rels = EF.rels(Sec);
+      if (!Rels)
+        return Unsafe(Rels.takeError());
+      for (const object::ELF64LE::Rel &R : *Rels)
+        if (R.getSymbol(/*isMips64EL=*/false) >= NumSyms)
+          return Unsafe(Error::success());
+    }
+  }
+  return Error::success();
+}
+
+/// A symbol-table symbol that covers code.
+struct CodeSymbol {
+  uint64_t Addr = 0;
+  uint64_t End = 0; // exclusive
+  uint64_t SectionEnd = 0;
+  std::string Name;
+  bool IsFunc = false;
+  uint8_t BindingRank = 0; // GLOBAL 2, WEAK 1, LOCAL 0
+  bool SizeKnown = false;
+};
+
+/// True if \p A is a better name for an address than \p B.
+bool betterSymbol(const CodeSymbol &A, const CodeSymbol &B) {
+  if (A.IsFunc != B.IsFunc)
+    return A.IsFunc;
+  if (A.Addr != B.Addr)
+    return A.Addr > B.Addr;
+  if (A.BindingRank != B.BindingRank)
+    return A.BindingRank > B.BindingRank;
+  if (A.Name.size() != B.Name.size())
+    return A.Name.size() < B.Name.size();
+  return A.Name < B.Name;
+}
+
+struct ExecSegment {
+  uint64_t VAddr = 0;
+  uint64_t MemSizeBytes = 0;
+};
+
+/// One opened ELF file: the binary or a separate debug file.
+class ElfModule final : public ModuleSymbolizer {
+public:
+  /// Opens \p Path. Fails on anything that is not a readable ELF64LE x86-64
+  /// file with a build id.
+  static Expected<std::unique_ptr<ElfModule>>
+  open(StringRef Path, std::vector<std::string> *Notes);
+
+  StringRef path() const override { return Path; }
+  uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override;
+  PCSymbols symbolize(uint64_t BinaryAddress) override;
+
+  StringRef buildId() const { return BuildId; }
+  bool hasDwarf() const { return HasDwarf; }
+
+private:
+  ElfModule() = default;
+  PCSymbols symbolizeUncached(uint64_t Addr) const;
+  void buildSymbolTable();
+  /// The best code symbol containing \p Addr; sets \p IsRuntime when it or an
+  /// alias at the same address is a runtime entry point.
+  const CodeSymbol *lookupSymbol(uint64_t Addr, bool &IsRuntime) const;
+
+  std::string Path;
+  std::unique_ptr<MemoryBuffer> Buffer;
+  std::unique_ptr<object::ObjectFile> Obj;
+  std::unique_ptr<symbolize::SymbolizableObjectFile> Module;
+  std::unique_ptr<NoteSink> Sink; // referenced by the DWARF error handlers
+  std::string BuildId;
+  bool HasDwarf = false;
+  std::vector<ExecSegment> ExecSegments;
+  std::vector<CodeSymbol> Symbols;  // by Addr
+  std::vector<uint64_t> MaxEndUpTo; // max End over Symbols[0..I]
+  std::unordered_map<uint64_t, PCSymbols> Cache;
+};
+
+Error fileError(ErrorCode Code, StringRef Path, const Twine &Msg) {
+  return makeError(Code, Path + ": " + Msg);
+}
+
+Expected<std::unique_ptr<ElfModule>>
+ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
+  sys::fs::file_status Status;
+  if (std::error_code EC = sys::fs::status(Path, Status))
+    return fileError(ErrorCode::IO, Path, "cannot open: " + EC.message());
+  if (!sys::fs::is_regular_file(Status))
+    return fileError(ErrorCode::IO, Path, "not a regular file");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> BufOr = MemoryBuffer::getFile(
+      Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!BufOr)
+    return fileError(ErrorCode::IO, Path,
+                     "cannot read: " + BufOr.getError().message());
+
+  auto M = std::unique_ptr<ElfModule>(new ElfModule());
+  M->Path = Path.str();
+  M->Buffer = std::move(*BufOr);
+  file_magic Magic = identify_magic(M->Buffer->getBuffer());
+  if (Magic != file_magic::elf && Magic != file_magic::elf_executable &&
+      Magic != file_magic::elf_shared_object &&
+      Magic != file_magic::elf_relocatable && Magic != file_magic::elf_core)
+    return fileError(ErrorCode::Symbolization, Path, "not an ELF file");
+
+  Expected<std::unique_ptr<object::ObjectFile>> ObjOr =
+      object::ObjectFile::createObjectFile(M->Buffer->getMemBufferRef());
+  if (!ObjOr)
+    return fileError(ErrorCode::Symbolization, Path,
+                     "malformed ELF file: " + toString(ObjOr.takeError()));
+  M->Obj = std::move(*ObjOr);
+  auto *Elf = dyn_cast<object::ELF64LEObjectFile>(M->Obj.get());
+  if (!Elf || Elf->getELFFile().getHeader().e_machine != ELF::EM_X86_64)
+    return fileError(ErrorCode::Symbolization, Path,
+                     "unsupported target " + M->Obj->getFileFormatName() +
+                         " (only ELF64 little-endian x86-64 is supported)");
+
+  object::BuildIDRef Id = object::getBuildID(M->Obj.get());
+  if (Id.empty())
+    return fileError(ErrorCode::Symbolization, Path,
+                     "no build id found in binary");
+  M->BuildId = std::string(toStringRef(Id));
+
+  Expected<ArrayRef<object::ELF64LE::Phdr>> PhdrsOr =
+      Elf->getELFFile().program_headers();
+  if (!PhdrsOr)
+    return fileError(ErrorCode::Symbolization, Path,
+                     "malformed program headers: " +
+                         toString(PhdrsOr.takeError()));
+  for (const object::ELF64LE::Phdr &P : *PhdrsOr)
+    if (P.p_type == ELF::PT_LOAD && (P.p_flags & ELF::PF_X))
+      M->ExecSegments.push_back({P.p_vaddr, P.p_memsz});
+  bool DebugRelocsUnsafe = false, CompressionUnsafe = false;
+  if (Error E = checkElfTables(Elf->getELFFile(), DebugRelocsUnsafe,
+                               CompressionUnsafe))
+    return fileError(ErrorCode::Symbolization, Path,
+                     "malformed ELF file: " + toString(std::move(E)));
+
+  M->Sink = std::make_unique<NoteSink>();
+  M->Sink->Notes = Notes;
+  M->Sink->Path = M->Path;
+  NoteSink *Sink = M->Sink.get();
+  auto Handler = [Sink](Error E) { Sink->add(std::move(E)); };
+  if (DebugRelocsUnsafe)
+    Sink->add("relocations of debug sections are malformed; not applied");
+  // Where LLVM would crash on the DWARF, none of it is used: the module is
+  // then symbolized like one without DWARF, from its symbol table.
+  auto NoDwarf = [&] {
+    return DWARFContext::create(StringMap<std::unique_ptr<MemoryBuffer>>(),
+                                /*AddrSize=*/8, /*isLittleEndian=*/true,
+                                Handler, Handler);
+  };
+  std::unique_ptr<DWARFContext> Dwarf;
+  if (CompressionUnsafe) {
+    Sink->add("DWARF ignored: a compressed section claims an implausible "
+              "uncompressed size");
+    Dwarf = NoDwarf();
+  } else {
+    Dwarf = DWARFContext::create(
+        *M->Obj,
+        DebugRelocsUnsafe ? DWARFContext::ProcessDebugRelocations::Ignore
+                          : DWARFContext::ProcessDebugRelocations::Process,
+        /*L=*/nullptr, /*DWPName=*/"", Handler, Handler);
+  }
+  M->HasDwarf = Dwarf->getNumCompileUnits() > 0;
+  if (M->HasDwarf) {
+    if (Error E = checkLineTables(*Dwarf)) {
+      Sink->add("DWARF ignored: " + toString(std::move(E)));
+      M->HasDwarf = false;
+      Dwarf = NoDwarf();
+    }
+  }
+
+  Expected<std::unique_ptr<symbolize::SymbolizableObjectFile>> ModOr =
+      symbolize::SymbolizableObjectFile::create(M->Obj.get(), std::move(Dwarf),
+                                                /*UntagAddresses=*/false);
+  if (!ModOr)
+    return fileError(ErrorCode::Symbolization, Path,
+                     "cannot read symbols: " + toString(ModOr.takeError()));
+  M->Module = std::move(*ModOr);
+  M->buildSymbolTable();
+  return std::move(M);
+}
+
+void ElfModule::buildSymbolTable() {
+  auto *Elf = cast<object::ELFObjectFileBase>(Obj.get());
+  object::ELFObjectFileBase::elf_symbol_iterator_range Range = Elf->symbols();
+  if (Range.begin() == Range.end())
+    Range = Elf->getDynamicSymbolIterators();
+
+  for (const object::ELFSymbolRef &Sym : Range) {
+    uint8_t Type = Sym.getELFType();
+    if (Type != ELF::STT_FUNC && Type != ELF::STT_GNU_IFUNC &&
+        Type != ELF::STT_NOTYPE)
+      continue;
+    Expected<uint32_t> FlagsOr = Sym.getFlags();
+    if (!FlagsOr) {
+      Sink->add(FlagsOr.takeError());
+      continue;
+    }
+    if (*FlagsOr & (object::SymbolRef::SF_Undefined |
+                    object::SymbolRef::SF_FormatSpecific))
+      continue;
+    Expected<object::section_iterator> SecOr = Sym.getSection();
+    if (!SecOr) {
+      Sink->add(SecOr.takeError());
+      continue;
+    }
+    if (*SecOr == Elf->section_end())
+      continue;
+    object::ELFSectionRef Sec(**SecOr);
+    if ((Sec.getFlags() & (ELF::SHF_ALLOC | ELF::SHF_EXECINSTR)) !=
+        (ELF::SHF_ALLOC | ELF::SHF_EXECINSTR))
+      continue;
+    Expected<StringRef> NameOr = Sym.getName();
+    if (!NameOr) {
+      Sink->add(NameOr.takeError());
+      continue;
+    }
+    // Versioned names ("memcpy@@GLIBC_2.14") name the function without the
+    // version; mangled C++ names never contain '@'.
+    StringRef Name = NameOr->split('@').first;
+    if (Name.empty())
+      continue;
+    Expected<uint64_t> AddrOr = Sym.getAddress();
+    if (!AddrOr) {
+      Sink->add(AddrOr.takeError());
+      continue;
+    }
+    CodeSymbol S;
+    S.Addr = *AddrOr;
+    S.SizeKnown = Sym.getSize() != 0;
+    S.End = S.Addr + Sym.getSize();
+    if (S.End < S.Addr) // a size that wraps is corrupt
+      continue;
+    S.SectionEnd = Sec.getAddress() + Sec.getSize();
+    if (S.SectionEnd < Sec.getAddress())
+      S.SectionEnd = ~0ULL;
+    S.Name = Name.str();
+    S.IsFunc = Type != ELF::STT_NOTYPE;
+    uint8_t Binding = Sym.getBinding();
+    S.BindingRank = Binding == ELF::STB_GLOBAL ? 2
+                    : Binding == ELF::STB_WEAK ? 1
+                                               : 0;
+    Symbols.push_back(std::move(S));
+  }
+  llvm::sort(Symbols, [](const CodeSymbol &A, const CodeSymbol &B) {
+    if (A.Addr != B.Addr)
+      return A.Addr < B.Addr;
+    return betterSymbol(A, B);
+  });
+  // A symbol without a size reaches up to the next symbol or the end of its
+  // section, as LLVM's symbolizer assumes.
+  uint64_t NextAddr = ~0ULL;
+  for (size_t I = Symbols.size(); I-- > 0;) {
+    CodeSymbol &S = Symbols[I];
+    if (I + 1 < Symbols.size() && Symbols[I + 1].Addr > S.Addr)
+      NextAddr = Symbols[I + 1].Addr;
+    if (!S.SizeKnown)
+      S.End = std::max(std::min(S.SectionEnd, NextAddr), S.Addr);
+  }
+  MaxEndUpTo.resize(Symbols.size());
+  uint64_t Max = 0;
+  for (size_t I = 0; I < Symbols.size(); ++I)
+    MaxEndUpTo[I] = Max = std::max(Max, Symbols[I].End);
+}
+
+const CodeSymbol *ElfModule::lookupSymbol(uint64_t Addr,
+                                          bool &IsRuntime) const {
+  IsRuntime = false;
+  auto It = std::upper_bound(
+      Symbols.begin(), Symbols.end(), Addr,
+      [](uint64_t A, const CodeSymbol &S) { return A < S.Addr; });
+  const CodeSymbol *Best = nullptr;
+  for (size_t I = It - Symbols.begin(); I-- > 0;) {
+    if (MaxEndUpTo[I] <= Addr)
+      break; // nothing at or below I reaches Addr
+    const CodeSymbol &S = Symbols[I];
+    if (Addr >= S.End)
+      continue;
+    if (!Best || betterSymbol(S, *Best))
+      Best = &S;
+  }
+  if (!Best)
+    return nullptr;
+  // Aliases (malloc and __libc_malloc) share the start address.
+  for (size_t I = It - Symbols.begin();
+       I-- > 0 && Symbols[I].Addr >= Best->Addr;)
+    if (Symbols[I].Addr == Best->Addr && Addr < Symbols[I].End &&
+        isRuntimeSymbol(Symbols[I].Name))
+      IsRuntime = true;
+  return Best;
+}
+
+uint64_t ElfModule::toBinaryAddress(const SegmentInfo &S, uint64_t PC) const {
+  // LLVM's rule for its only supported case (spec 2.1), kept exact.
+  if (ExecSegments.size() == 1)
+    return PC + ExecSegments[0].VAddr - S.Start;
+  const uint64_t SizeBytes = S.End - S.Start;
+  const ExecSegment *Chosen = nullptr;
+  for (const ExecSegment &E : ExecSegments) {
+    if (E.MemSizeBytes != SizeBytes)
+      continue;
+    uint64_t Bias = S.Start - E.VAddr;
+    if (Bias % MinPageSizeBytes != 0)
+      continue;
+    if (Bias == S.Offset) {
+      Chosen = &E;
+      break;
+    }
+    if (!Chosen)
+      Chosen = &E;
+  }
+  if (!Chosen)
+    return PC - S.Offset;
+  return PC - (S.Start - Chosen->VAddr);
+}
+
+PCSymbols ElfModule::symbolize(uint64_t BinaryAddress) {
+  auto It = Cache.find(BinaryAddress);
+  if (It != Cache.end())
+    return It->second;
+  PCSymbols R = symbolizeUncached(BinaryAddress);
+  Cache.emplace(BinaryAddress, R);
+  return R;
+}
+
+PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
+  PCSymbols R;
+  // The call LLVM's RawMemProfReader makes (spec 2.2).
+  DIInliningInfo Info = Module->symbolizeInlinedCode(
+      {Addr, object::SectionedAddress::UndefSection},
+      DILineInfoSpecifier(DILineInfoSpecifier::FileLineInfoKind::RawValue,
+                          DILineInfoSpecifier::FunctionNameKind::LinkageName),
+      /*UseSymbolTable=*/false);
+  const uint32_t NumFrames = Info.getNumberOfFrames();
+  if (NumFrames > 0 && Info.getFrame(0).FunctionName != DILineInfo::BadString) {
+    if (isRuntimeSourceFile(Info.getFrame(0).FileName)) {
+      R.Status = PCSymbols::Runtime;
+      return R;
+    }
+    R.Status = PCSymbols::Ok;
+    for (uint32_t I = 0; I < NumFrames; ++I) {
+      const DILineInfo &L = Info.getFrame(I);
+      SymbolizedFrame SF;
+      SF.F = Frame{functionGUID(L.FunctionName), L.Line - L.StartLine, L.Column,
+                   I != NumFrames - 1};
+      SF.FunctionName = L.FunctionName;
+      if (L.FileName != DILineInfo::BadString)
+        SF.FileName = L.FileName;
+      SF.Line = L.Line;
+      R.Frames.push_back(std::move(SF));
+    }
+    return R;
+  }
+
+  bool IsRuntime = false;
+  const CodeSymbol *S = lookupSymbol(Addr, IsRuntime);
+  if (!S) {
+    R.Status = PCSymbols::Failed;
+    return R;
+  }
+  if (IsRuntime || isRuntimeSymbol(S->Name)) {
+    R.Status = PCSymbols::Runtime;
+    return R;
+  }
+  // With DWARF elsewhere in the module LLVM drops this PC; the frame stays
+  // so that the caller can say which function lacked debug info.
+  R.Status = HasDwarf ? PCSymbols::NoDebugInfo : PCSymbols::Ok;
+  SymbolizedFrame SF;
+  SF.F = Frame{functionGUID(S->Name), 0, 0, false};
+  SF.FunctionName = S->Name;
+  R.Frames.push_back(std::move(SF));
+  return R;
+}
+
+/// The paths where a search directory may hold the file of build id \p Hex.
+std::vector<std::string> layoutPaths(StringRef Dir, StringRef Hex) {
+  StringRef Head = Hex.take_front(2), Rest = Hex.drop_front(2);
+  std::vector<std::string> Out;
+  SmallString<256> P;
+  auto Add = [&](std::initializer_list<StringRef> Parts, StringRef Suffix) {
+    P = Dir;
+    for (StringRef Part : Parts)
+      sys::path::append(P, Part);
+    P += Suffix;
+    Out.push_back(std::string(P));
+  };
+  Add({".build-id", Head, Rest}, ".debug");
+  Add({Head, Rest}, ".debug");
+  Add({".build-id", Head, Rest}, "");
+  return Out;
+}
+
+/// Whether \p Path is a regular file (following symlinks).
+bool isRegularFile(const Twine &Path) {
+  sys::fs::file_status St;
+  return !sys::fs::status(Path, St, /*Follow=*/true) &&
+         sys::fs::is_regular_file(St);
+}
+
+} // namespace
+
+struct ElfBinaryLocator::Impl {
+  // Declared first so that it outlives the modules whose handlers point here.
+  std::vector<std::string> Notes;
+  std::vector<std::string> SearchDirs;
+  std::vector<std::unique_ptr<ElfModule>> Owned;
+  std::map<std::string, ElfModule *> Profiled;     // by raw build id
+  std::map<std::string, ModuleSymbolizer *> Found; // resolved, even to null
+  std::vector<bool> Scanned;                       // per search dir
+  std::map<std::string, std::vector<std::string>> ScanIndex; // id -> paths
+  StringSet<> Tried; // (path, build id) pairs already opened
+
+  /// Opens \p Path as a candidate for \p BuildId; null (with a note) if it
+  /// cannot be read or holds another build id.
+  std::unique_ptr<ElfModule> tryCandidate(const std::string &Path,
+                                          StringRef BuildId);
+  void scan(StringRef Dir);
+  void scanDir(StringRef Dir, unsigned Depth, unsigned &FilesSeen);
+};
+
+std::unique_ptr<ElfModule>
+ElfBinaryLocator::Impl::tryCandidate(const std::string &Path,
+                                     StringRef BuildId) {
+  if (!Tried.insert(Path + '\0' + BuildId.str()).second)
+    return nullptr;
+  Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, &Notes);
+  if (!MOr) {
+    // The message already starts with the path.
+    std::string Msg;
+    handleAllErrors(
+        MOr.takeError(), [&](const MemProfError &E) { Msg = E.detail(); },
+        [&](const ErrorInfoBase &E) { Msg = Path + ": " + E.message(); });
+    Notes.push_back("skipped " + Msg);
+    return nullptr;
+  }
+  if ((*MOr)->buildId() != BuildId) {
+    Notes.push_back("skipped " + Path + ": its build id is " +
+                    buildIdToHex((*MOr)->buildId()) + ", not " +
+                    buildIdToHex(BuildId));
+    return nullptr;
+  }
+  return std::move(*MOr);
+}
+
+void ElfBinaryLocator::Impl::scanDir(StringRef Dir, unsigned Depth,
+                                     unsigned &FilesSeen) {
+  std::error_code EC;
+  std::vector<std::pair<std::string, sys::fs::file_type>> Entries;
+  for (sys::fs::directory_iterator It(Dir, EC, /*follow_symlinks=*/false), E;
+       It != E && !EC; It.increment(EC))
+    Entries.emplace_back(It->path(), It->type());
+  if (EC)
+    Notes.push_back(("cannot list " + Dir + ": " + EC.message()).str());
+  // Directory order is arbitrary; sort so that results are reproducible.
+  llvm::sort(Entries);
+  for (auto &[Path, Type] : Entries) {
+    if (FilesSeen >= MaxScanFiles)
+      return;
+    if (Type == sys::fs::file_type::type_unknown) {
+      // Some file systems do not report types while listing.
+      sys::fs::file_status St;
+      if (!sys::fs::status(Path, St, /*Follow=*/false))
+        Type = St.type();
+    }
+    if (Type == sys::fs::file_type::directory_file) {
+      if (Depth < MaxScanDepth)
+        scanDir(Path, Depth + 1, FilesSeen);
+      continue;
+    }
+    // Symlinks count only when they lead to a regular file; linked
+    // directories are not followed, so the scan cannot loop.
+    if (Type != sys::fs::file_type::regular_file &&
+        !(Type == sys::fs::file_type::symlink_file && isRegularFile(Path)))
+      continue;
+    ++FilesSeen;
+    file_magic Magic;
+    if (identify_magic(Path, Magic) || (Magic != file_magic::elf_executable &&
+                                        Magic != file_magic::elf_shared_object))
+      continue;
+    ErrorOr<std::unique_ptr<MemoryBuffer>> BufOr = MemoryBuffer::getFile(
+        Path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!BufOr)
+      continue;
+    Expected<std::unique_ptr<object::ObjectFile>> ObjOr =
+        object::ObjectFile::createObjectFile((*BufOr)->getMemBufferRef());
+    if (!ObjOr) {
+      Notes.push_back("skipped " + Path + ": " + toString(ObjOr.takeError()));
+      continue;
+    }
+    object::BuildIDRef Id = object::getBuildID(ObjOr->get());
+    if (!Id.empty())
+      ScanIndex[std::string(toStringRef(Id))].push_back(Path);
+  }
+}
+
+void ElfBinaryLocator::Impl::scan(StringRef Dir) {
+  unsigned FilesSeen = 0;
+  scanDir(Dir, 0, FilesSeen);
+  if (FilesSeen >= MaxScanFiles)
+    Notes.push_back(
+        ("stopped scanning " + Dir + " after " + Twine(MaxScanFiles) + " files")
+            .str());
+}
+
+ElfBinaryLocator::ElfBinaryLocator() : P(std::make_unique<Impl>()) {}
+ElfBinaryLocator::~ElfBinaryLocator() = default;
+
+Expected<std::unique_ptr<ElfBinaryLocator>>
+ElfBinaryLocator::create(const std::vector<std::string> &ProfiledBinaries,
+                         const std::vector<std::string> &SearchDirs) {
+  auto L = std::unique_ptr<ElfBinaryLocator>(new ElfBinaryLocator());
+  L->P->SearchDirs = SearchDirs;
+  L->P->Scanned.assign(SearchDirs.size(), false);
+  for (const std::string &Path : ProfiledBinaries) {
+    Expected<std::unique_ptr<ElfModule>> MOr =
+        ElfModule::open(Path, &L->P->Notes);
+    if (!MOr)
+      return MOr.takeError();
+    ElfModule *M = MOr->get();
+    auto [It, New] = L->P->Profiled.try_emplace(std::string(M->buildId()), M);
+    if (!New)
+      return makeError(ErrorCode::Symbolization,
+                       Path + ": duplicate profiled binary build id " +
+                           buildIdToHex(M->buildId()) + " (also " +
+                           It->second->path() + ")");
+    L->P->Tried.insert(Path + '\0' + std::string(M->buildId()));
+    L->P->Owned.push_back(std::move(*MOr));
+  }
+  return std::move(L);
+}
+
+Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
+  std::string Key = BuildId.str();
+  auto FoundIt = P->Found.find(Key);
+  if (FoundIt != P->Found.end())
+    return FoundIt->second;
+
+  auto Resolve = [&](ModuleSymbolizer *M) {
+    P->Found[Key] = M;
+    return M;
+  };
+  // A file with DWARF wins; otherwise the first file found, profiled
+  // binaries first.
+  ElfModule *Fallback = nullptr;
+  std::unique_ptr<ElfModule> FallbackOwned;
+  auto ProfIt = P->Profiled.find(Key);
+  if (ProfIt != P->Profiled.end()) {
+    if (ProfIt->second->hasDwarf())
+      return Resolve(ProfIt->second);
+    Fallback = ProfIt->second;
+  }
+  auto Consider = [&](std::unique_ptr<ElfModule> M) -> ModuleSymbolizer * {
+    if (!M)
+      return nullptr;
+    if (M->hasDwarf()) {
+      ModuleSymbolizer *Raw = M.get();
+      P->Owned.push_back(std::move(M));
+      return Raw;
+    }
+    if (!Fallback) {
+      Fallback = M.get();
+      FallbackOwned = std::move(M);
+    }
+    return nullptr;
+  };
+  auto Finish = [&](ModuleSymbolizer *M) {
+    if (!M && FallbackOwned)
+      P->Owned.push_back(std::move(FallbackOwned));
+    return Resolve(M ? M : Fallback);
+  };
+
+  if (BuildId.size() < 2)
+    return Finish(nullptr);
+  std::string Hex = buildIdToHex(BuildId);
+  for (const std::string &Dir : P->SearchDirs)
+    for (const std::string &Path : layoutPaths(Dir, Hex))
+      if (isRegularFile(Path))
+        if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+          return Finish(M);
+
+  for (size_t I = 0; I < P->SearchDirs.size(); ++I) {
+    if (!P->Scanned[I]) {
+      P->scan(P->SearchDirs[I]);
+      P->Scanned[I] = true;
+    }
+  }
+  auto IdxIt = P->ScanIndex.find(Key);
+  if (IdxIt != P->ScanIndex.end())
+    for (const std::string &Path : IdxIt->second)
+      if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+        return Finish(M);
+  return Finish(nullptr);
+}
+
+const std::vector<std::string> &ElfBinaryLocator::notes() const {
+  return P->Notes;
+}
+
+} // namespace memprof

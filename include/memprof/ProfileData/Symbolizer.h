@@ -42,7 +42,8 @@ struct PCSymbols {
   enum Kind : uint8_t {
     Ok,          // Frames holds the inline chain, innermost first
     Runtime,     // a frame of the profiler runtime: dropped, not an error
-    NoDebugInfo, // the module has debug info, but not for this address
+    NoDebugInfo, // the module has debug info, but not for this address;
+                 // Frames holds the symbol-table frame, if any, for reports
     Failed,      // nothing known about the address
   };
   Kind Status = Failed;
@@ -85,6 +86,11 @@ public:
          const std::vector<std::string> &SearchDirs);
   ~ElfBinaryLocator() override;
   llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) override;
+
+  /// Problems that did not stop the lookup, one line each naming its file:
+  /// candidate files skipped as unreadable or holding another build id, and
+  /// recoverable DWARF errors (bounded per file). For a caller to print.
+  const std::vector<std::string> &notes() const;
 
 private:
   ElfBinaryLocator();

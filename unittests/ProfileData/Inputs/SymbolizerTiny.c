@@ -1,0 +1,2 @@
+/* Compiled for foreign targets to test "unsupported target". */
+int tiny(int X) { return X + 1; }
