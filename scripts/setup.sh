@@ -8,7 +8,7 @@ PKGS=(
   cmake ninja-build pkg-config ccache
   libzstd-dev libcli11-dev googletest libgtest-dev
   zlib1g-dev libxml2-dev libedit-dev libffi-dev libncurses-dev
-  python3 file binutils
+  python3 python3-psutil python3-yaml file binutils
 )
 
 missing=()

@@ -99,7 +99,7 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
   });
 
   // Per input, each distinct PC is resolved once.
-  DenseMap<uint64_t, const PCSymbols *> Local;
+  std::unordered_map<uint64_t, const PCSymbols *> Local;
   size_t Kept = 0;
   SmallVector<Frame, 32> Frames;
   for (const auto &[StackId, MIB] : P.MIBs) {
@@ -176,7 +176,7 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
     GUID Record = 0;
     MemInfoBlock Info;
   };
-  MapVector<CallStackId, Found> Blocks;
+  U64MapVector<Found> Blocks;
   for (const auto &[Guid, Rec] : P.Records) {
     for (const IndexedAllocSite &AS : Rec.AllocSites) {
       auto Frames = P.stackFrames(AS.CSId);
@@ -226,7 +226,7 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   IndexedMemProf Out;
   // Call sites per function in first-insertion order; a call site is the
   // inline chain of one PC of a context (spec 2.5).
-  MapVector<GUID, SetVector<CallStackId>> PerFunctionCallSites;
+  U64MapVector<SetVector<CallStackId>> PerFunctionCallSites;
   DenseMap<CallStackId, SmallVector<Frame, 4>> ChainFrames;
   for (const Context *C : Ctx) {
     ArrayRef<Frame> Fs = C->Frames;

@@ -37,7 +37,7 @@ private:
   Error parseSegments(DataCursor &C, std::vector<SegmentInfo> &Out);
   Error parseMIBs(DataCursor &C, uint64_t Version);
   Error parseStacks(DataCursor &C,
-                    DenseMap<uint64_t, std::vector<uint64_t>> &Out);
+                    std::unordered_map<uint64_t, std::vector<uint64_t>> &Out);
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
@@ -148,7 +148,7 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
 }
 
 Error RawParser::parseStacks(DataCursor &C,
-                             DenseMap<uint64_t, std::vector<uint64_t>> &Out) {
+                             std::unordered_map<uint64_t, std::vector<uint64_t>> &Out) {
   TRY(N, C.read<uint64_t>("stack count"));
   if (Error E = C.needItems(N, 16, "stack"))
     return E;
@@ -262,7 +262,7 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
   if (Error E = parseMIBs(MC, H.Version))
     return E;
 
-  DenseMap<uint64_t, std::vector<uint64_t>> Stacks;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> Stacks;
   DataCursor KC(Rest.substr(H.StackOffset, H.TotalSize - H.StackOffset),
                 Start + H.StackOffset);
   if (Error E = parseStacks(KC, Stacks))

@@ -189,6 +189,9 @@ int main(int argc, char **argv) {
   if (Used == 0)
     tool::fatal("", "every input is bad; nothing to merge");
 
+  if (Locator)
+    for (const std::string &N : Locator->notes())
+      tool::warning("", N);
   const MergeStats &St = Merger.stats();
   for (const auto &[Hex, U] : St.Unsymbolized)
     tool::warning("", Twine(U.PCs) + " addresses not symbolized in module " +

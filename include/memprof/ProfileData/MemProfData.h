@@ -15,11 +15,19 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace memprof {
 
 using GUID = uint64_t;
+
+/// An insertion-ordered map for u64 keys that may come from a file. LLVM's
+/// DenseMap reserves two key values (~0 and ~0-1) as sentinels, so a map
+/// keyed by untrusted values must not be a DenseMap.
+template <typename V>
+using U64MapVector =
+    llvm::MapVector<uint64_t, V, std::unordered_map<uint64_t, unsigned>>;
 using FrameId = uint64_t;
 using CallStackId = uint64_t;
 
@@ -66,9 +74,9 @@ struct IndexedRecord {
 /// Everything the MemProf section of an indexed profile stores. Iteration
 /// order of each map is the order the writer emits (spec 3.9).
 struct IndexedMemProf {
-  llvm::MapVector<GUID, IndexedRecord> Records;
-  llvm::MapVector<FrameId, Frame> Frames;
-  llvm::MapVector<CallStackId, llvm::SmallVector<FrameId, 8>> CallStacks;
+  U64MapVector<IndexedRecord> Records;
+  U64MapVector<Frame> Frames;
+  U64MapVector<llvm::SmallVector<FrameId, 8>> CallStacks;
 
   /// Adds \p F if new; returns its id.
   FrameId addFrame(const Frame &F);

@@ -84,10 +84,10 @@ private:
 
   BinaryLocator *Locator;
   MergeStats Stats;
-  llvm::MapVector<CallStackId, Context> Contexts;
+  U64MapVector<Context> Contexts;
   /// Call sites read from indexed inputs, per function (they may carry callee
   /// GUIDs that contexts cannot reproduce).
-  std::map<GUID, llvm::MapVector<CallStackId, CallSite>> ExtraCallSites;
+  std::map<GUID, U64MapVector<CallSite>> ExtraCallSites;
   /// Symbolization cache across inputs: (module, binary address) -> result.
   llvm::DenseMap<std::pair<ModuleSymbolizer *, uint64_t>, PCSymbols> Cache;
   /// Build id -> module (null when no binary has it), looked up once.

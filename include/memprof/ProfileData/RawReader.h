@@ -10,6 +10,7 @@
 #define MEMPROF_PROFILEDATA_RAWREADER_H
 
 #include "memprof/ProfileData/MemInfoBlock.h"
+#include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
@@ -31,9 +32,9 @@ struct RawProfile {
   std::vector<SegmentInfo> Segments;
   /// Stack id -> MIB, in order of first appearance; blocks of one stack id in
   /// several dumps are merged with LLVM's rule (MemInfoBlock::mergeDump).
-  llvm::MapVector<uint64_t, RawMIB> MIBs;
+  U64MapVector<RawMIB> MIBs;
   /// Stack id -> PCs, leaf first, cut at the first zero PC.
-  llvm::DenseMap<uint64_t, std::vector<uint64_t>> Stacks;
+  std::unordered_map<uint64_t, std::vector<uint64_t>> Stacks;
 };
 
 /// True when \p Buffer starts with the raw MemProf magic.
