@@ -100,6 +100,23 @@ int main(int argc, char **argv) {
   App.add_flag("--memprof-full-schema", FullSchema,
                "Write all 27 MemInfoBlock fields instead of the hot/cold four");
   App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
+  PruneOptions Prune;
+  App.add_option("--prune-min-bytes", Prune.MinBytes,
+                 "Fold contexts with fewer total bytes into one remainder per "
+                 "allocation site (totals are kept)")
+      ->group("Pruning");
+  App.add_option("--prune-min-count", Prune.MinCount,
+                 "Fold contexts with fewer allocations into one remainder per "
+                 "allocation site (totals are kept)")
+      ->group("Pruning");
+  App.add_flag("--trim-contexts", Prune.Trim,
+               "Trim each context to the shortest caller suffix that still "
+               "separates cold from not-cold allocations at its site")
+      ->group("Pruning");
+  App.add_option("--max-depth", Prune.MaxDepth,
+                 "Keep at most this many frames per context (whole inline "
+                 "chains; the allocation site always stays)")
+      ->group("Pruning");
   App.footer("The output depends only on the inputs' content: not on their order,\n"
              "the thread count, or how a batch was split into partial merges\n"
              "(one raw input alone keeps llvm-profdata's own order, byte for byte).");
@@ -203,8 +220,24 @@ int main(int argc, char **argv) {
                           Twine(St.DroppedAllocations) + " allocations, " +
                           Twine(St.DroppedBytes) + " bytes)");
 
-  RecordOrder Order = (Ins.size() == 1 && AnyRaw) ? RecordOrder::FirstAppearance
-                                                  : RecordOrder::Canonical;
+  bool Pruning = Prune.MinBytes || Prune.MinCount || Prune.Trim || Prune.MaxDepth;
+  if (Pruning) {
+    PruneStats PS = Merger.prune(Prune);
+    if (!Quiet)
+      tool::note(Twine("pruned ") + Twine(PS.ContextsBefore) + " contexts (" +
+                 Twine(PS.FramesBefore) + " frames) to " +
+                 Twine(PS.ContextsAfter) + " (" + Twine(PS.FramesAfter) +
+                 " frames): " + Twine(PS.Folded) +
+                 " folded into site remainders (" +
+                 Twine(PS.FoldedAllocations) + " allocations, " +
+                 Twine(PS.FoldedBytes) + " bytes), " + Twine(PS.Trimmed) +
+                 " trimmed, " + Twine(PS.DepthCut) + " cut to --max-depth");
+  }
+  // One raw input keeps llvm-profdata's order (byte identity); anything else,
+  // or a pruned profile, is written in the canonical order.
+  RecordOrder Order = (Ins.size() == 1 && AnyRaw && !Pruning)
+                          ? RecordOrder::FirstAppearance
+                          : RecordOrder::Canonical;
   IndexedMemProf Merged = Merger.build(Order);
   IndexedWriterOptions WO;
   WO.MemProfVersion = MemProfVersion;

@@ -42,7 +42,7 @@ public:
   }
 };
 
-const GUID Main = 1, Wrap = 2, AllocA = 3, Inl = 4;
+const GUID Main = 1, Wrap = 2, AllocA = 3, Inl = 4, Other = 5;
 
 struct Fixture {
   FakeModule Mod;
@@ -57,6 +57,7 @@ struct Fixture {
     Mod.add(0x50, {{Main, 6, 13, false}});
     // An inlined allocation: Inl inlined into Wrap.
     Mod.add(0x60, {{Inl, 1, 3, true}, {Wrap, 4, 9, false}});
+    Mod.add(0x70, {{Other, 0, 1, false}});
     Loc.Mods["main"] = &Mod;
   }
 };
@@ -245,6 +246,114 @@ TEST(Merge, UnsymbolizableContextsAreCountedAndAllLostIsAnError) {
   EXPECT_NE(Msg.find("no binary was found for build ids 6d61696e"),
             std::string::npos)
       << Msg;
+}
+
+// A block LLVM's default thresholds call cold (long-lived, never touched)
+// or not cold (short-lived).
+MemInfoBlock classed(uint64_t Count, uint64_t Size, bool Cold) {
+  MemInfoBlock M = mib(Count, Size);
+  M.TotalAccessCount = 0;
+  M.TotalLifetimeAccessDensity = Cold ? 0 : 100000 * Count;
+  M.TotalLifetime = Cold ? 300000 * Count : 0;
+  return M;
+}
+
+uint64_t totalBytes(const IndexedMemProf &P) {
+  uint64_t Sum = 0;
+  for (const auto &KV : P.Records)
+    for (const auto &AS : KV.second.AllocSites)
+      if (P.stackFrames(AS.CSId).front().Function == KV.first)
+        Sum += AS.Info.TotalSize;
+  return Sum;
+}
+
+std::vector<std::vector<GUID>> leafContexts(const IndexedMemProf &P, GUID Leaf) {
+  std::vector<std::vector<GUID>> Out;
+  auto It = P.Records.find(Leaf);
+  if (It == P.Records.end())
+    return Out;
+  for (const auto &AS : It->second.AllocSites) {
+    std::vector<GUID> Fs;
+    for (const Frame &F : P.stackFrames(AS.CSId))
+      Fs.push_back(F.Function);
+    Out.push_back(Fs);
+  }
+  llvm::sort(Out);
+  return Out;
+}
+
+TEST(Prune, FoldsSmallContextsIntoTheSiteRemainder) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x20, 0x30, 0x40}, mib(100, 10)},
+                                   {{0x10, 0x20, 0x70, 0x40}, mib(2, 10)},
+                                   {{0x10, 0x20, 0x30, 0x50}, mib(1, 10)}}))));
+  uint64_t Before = totalBytes(M.build(RecordOrder::Canonical));
+  PruneOptions O;
+  O.MinBytes = 100;
+  PruneStats S = M.prune(O);
+  EXPECT_EQ(S.Folded, 2u);
+  EXPECT_EQ(S.FoldedAllocations, 3u);
+  EXPECT_EQ(S.FoldedBytes, 30u);
+  IndexedMemProf P = M.build(RecordOrder::Canonical);
+  EXPECT_EQ(totalBytes(P), Before);
+  std::vector<std::vector<GUID>> Want = {{AllocA}, {AllocA, Wrap, Main}};
+  EXPECT_EQ(leafContexts(P, AllocA), Want);
+  // The remainder holds exactly what was folded.
+  for (const auto &AS : P.Records[AllocA].AllocSites)
+    if (P.stackFrames(AS.CSId).size() == 1) {
+      EXPECT_EQ(AS.Info.AllocCount, 3u);
+      EXPECT_EQ(AS.Info.TotalSize, 30u);
+    }
+}
+
+TEST(Prune, TrimsToTheDepthThatSeparatesColdFromNotCold) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  // At alloc_a: [alloc_a, wrap, main@2] cold, [alloc_a, wrap, main@6] not
+  // cold, [alloc_a, other, main@2] cold. Only the last can be cut (to
+  // [alloc_a, other]); the first two differ only at their roots.
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x20, 0x30, 0x40}, classed(2, 8, true)},
+                                   {{0x10, 0x20, 0x30, 0x50}, classed(3, 8, false)},
+                                   {{0x10, 0x20, 0x70, 0x40}, classed(4, 8, true)},
+                                   // One class only at wrap's inlined site:
+                                   // all collapse to the site itself.
+                                   {{0x10, 0x60, 0x40}, classed(1, 5, false)},
+                                   {{0x10, 0x60, 0x70, 0x50}, classed(1, 6, false)}}))));
+  uint64_t Before = totalBytes(M.build(RecordOrder::Canonical));
+  PruneOptions O;
+  O.Trim = true;
+  PruneStats S = M.prune(O);
+  EXPECT_EQ(S.Trimmed, 3u);
+  EXPECT_EQ(S.ContextsAfter, 4u);
+  IndexedMemProf P = M.build(RecordOrder::Canonical);
+  EXPECT_EQ(totalBytes(P), Before);
+  std::vector<std::vector<GUID>> Want = {
+      {AllocA, Wrap, Main}, {AllocA, Wrap, Main}, {AllocA, Other}};
+  EXPECT_EQ(leafContexts(P, AllocA), Want);
+  std::vector<std::vector<GUID>> WantInl = {{Inl, Wrap}};
+  EXPECT_EQ(leafContexts(P, Inl), WantInl);
+  EXPECT_EQ(P.Records[Inl].AllocSites[0].Info.AllocCount, 2u);
+  EXPECT_EQ(P.Records[Inl].AllocSites[0].Info.TotalSize, 11u);
+}
+
+TEST(Prune, MaxDepthCutsAtWholeChains) {
+  Fixture F;
+  ProfileMerger M(&F.Loc);
+  ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x60, 0x70, 0x40}, mib(1, 8)},
+                                   {{0x10, 0x60, 0x30, 0x40}, mib(1, 8)}}))));
+  PruneOptions O;
+  O.MaxDepth = 3; // [inl, wrap] is one chain of two frames; then other or wrap
+  PruneStats S = M.prune(O);
+  EXPECT_EQ(S.DepthCut, 2u);
+  IndexedMemProf P = M.build(RecordOrder::Canonical);
+  std::vector<std::vector<GUID>> Want = {{Inl, Wrap, Wrap}, {Inl, Wrap, Other}};
+  EXPECT_EQ(leafContexts(P, Inl), Want);
+  PruneOptions One;
+  One.MaxDepth = 1; // never below the allocation site's own chain
+  M.prune(One);
+  std::vector<std::vector<GUID>> Site = {{Inl, Wrap}};
+  EXPECT_EQ(leafContexts(M.build(RecordOrder::Canonical), Inl), Site);
 }
 
 } // namespace

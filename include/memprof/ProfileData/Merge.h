@@ -47,6 +47,25 @@ enum class RecordOrder {
   Canonical,
 };
 
+/// Context pruning (see docs/memprof-merge.md, "Pruning"). Zero disables a
+/// threshold.
+struct PruneOptions {
+  uint64_t MinBytes = 0; // fold contexts with TotalSize below this
+  uint64_t MinCount = 0; // fold contexts with AllocCount below this
+  bool Trim = false;     // trim to the shortest suffix that separates classes
+  uint64_t MaxDepth = 0; // keep at most this many frames (whole PC chains)
+};
+
+struct PruneStats {
+  uint64_t ContextsBefore = 0, ContextsAfter = 0;
+  uint64_t Folded = 0;             // contexts folded into site remainders
+  uint64_t FoldedAllocations = 0;  // what they held
+  uint64_t FoldedBytes = 0;
+  uint64_t Trimmed = 0;            // contexts shortened by trimming
+  uint64_t DepthCut = 0;           // contexts shortened by MaxDepth
+  uint64_t FramesBefore = 0, FramesAfter = 0;
+};
+
 class ProfileMerger {
 public:
   /// \p Locator may be null when only indexed inputs are merged.
@@ -59,6 +78,10 @@ public:
   /// Adds the MemProf data of an indexed profile whose blocks hold only the
   /// fields of \p Schema.
   void addIndexed(const IndexedMemProf &P, llvm::ArrayRef<uint8_t> Schema);
+
+  /// Prunes the merged contexts (implemented in Prune.cpp). Totals over all
+  /// contexts are preserved; the result depends only on the merged content.
+  PruneStats prune(const PruneOptions &Opts);
 
   /// The merged profile as the indexed writer takes it.
   IndexedMemProf build(RecordOrder Order) const;
