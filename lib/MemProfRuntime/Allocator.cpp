@@ -1,0 +1,601 @@
+//===- Allocator.cpp - Chunks, shadow, live set and the MIB table ---------===//
+//
+// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign), with a
+// 32-byte header placed so that the user pointer is 32 mod 64 (or aligned as
+// requested) and no 64-byte granule holds bytes of two allocations.
+//
+// Recording is sharded by the chunk's address into 64 shards, each with its
+// own spin lock, set of live chunks and table of freed MIBs. A free takes
+// only its shard's lock; a dump visits the shards one at a time, so every
+// allocation is counted exactly once per dump: freed (in the table) or live
+// (as if freed at the dump), never both and never neither.
+//
+//===----------------------------------------------------------------------===//
+#include "RuntimeInternal.h"
+#include "Shadow.h"
+#include "StackDepot.h"
+
+#include <errno.h>
+#include <gnu/libc-version.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+extern "C" {
+__attribute__((visibility("default"))) uintptr_t memprof_shadow_base;
+// Top of the main thread's stack (exported by ld.so).
+extern void *__libc_stack_end;
+}
+
+namespace memprof {
+namespace rt {
+
+GlobalState G = {0, 0, 0, false, false, 0, {64, true, 0, false, 0}, false};
+__thread ThreadState TLS __attribute__((tls_model("initial-exec")));
+
+//===-- Initialization, time and CPU --------------------------------------===//
+
+namespace {
+// Timestamps are milliseconds, and MemProf's thresholds are seconds: the
+// coarse clock (one tick, 1-10 ms, of resolution) costs a quarter of the
+// precise one in the vDSO, on every allocation and free.
+uint64_t monotonicNs() {
+  timespec Ts;
+  clock_gettime(CLOCK_MONOTONIC_COARSE, &Ts);
+  return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
+}
+
+bool glibcAtLeast(unsigned Major, unsigned Minor) {
+  const char *V = gnu_get_libc_version();
+  unsigned Ma = 0, Mi = 0;
+  while (*V >= '0' && *V <= '9')
+    Ma = Ma * 10 + unsigned(*V++ - '0');
+  if (*V == '.')
+    ++V;
+  while (*V >= '0' && *V <= '9')
+    Mi = Mi * 10 + unsigned(*V++ - '0');
+  return Ma > Major || (Ma == Major && Mi >= Minor);
+}
+} // namespace
+
+void initCore() {
+  uint32_t Expected = 0;
+  if (!__atomic_compare_exchange_n(&G.InitState, &Expected, 1u, false,
+                                   __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE)) {
+    // Another thread initializes; it takes no lock we could hold.
+    while (loadAcquire(&G.InitState) != 2)
+      sched_yield();
+    return;
+  }
+  int SavedErrno = errno;
+  uint64_t Secret = monotonicNs() ^ reinterpret_cast<uintptr_t>(&G);
+  if (const uint8_t *Random =
+          reinterpret_cast<const uint8_t *>(getauxval(AT_RANDOM))) {
+    uint64_t R;
+    memcpy(&R, Random + 8, sizeof(R));
+    Secret ^= R;
+  }
+  G.Secret = mix64(Secret) | 1;
+  G.StartNs = monotonicNs();
+  G.StrictAlignedAlloc = glibcAtLeast(2, 38);
+  // The shadow covers the whole user address space; pages materialize only
+  // when a counter is written. Without it access counts are 0.
+  if (void *Shadow = mapMemory(ShadowReserveBytes, /*NoReserve=*/true)) {
+    madvise(Shadow, ShadowReserveBytes, MADV_NOHUGEPAGE);
+    madvise(Shadow, ShadowReserveBytes, MADV_DONTDUMP);
+    storeRelease(&memprof_shadow_base, reinterpret_cast<uintptr_t>(Shadow));
+  }
+  errno = SavedErrno;
+  storeRelease(&G.InitState, 2u);
+}
+
+uint32_t nowMs() { return uint32_t((monotonicNs() - G.StartNs) / 1000000); }
+
+uint32_t currentCpu() {
+  int Cpu = sched_getcpu();
+  return Cpu < 0 ? 0 : uint32_t(Cpu);
+}
+
+//===-- Shadow ------------------------------------------------------------===//
+
+namespace {
+constexpr uint64_t LargeShadowBytes = 64 * 1024;
+
+uint64_t sumCounters(uint64_t *P, uint64_t *E, bool Clear) {
+  uint64_t Sum = 0;
+  for (; P < E; ++P) {
+    uint64_t V = *P;
+    if (V) {
+      Sum = saturatingAdd(Sum, V);
+      if (Clear)
+        *P = 0;
+    }
+  }
+  return Sum;
+}
+
+/// The accesses the pass counted for an allocation: the sum of its granules'
+/// counters. With \p Clear the counters are reset for the next owner. Large
+/// ranges skip shadow pages that were never touched (mincore) and are
+/// cleared by returning the pages (MADV_DONTNEED), so freeing a huge buffer
+/// does not read or dirty megabytes of shadow.
+uint64_t shadowAccessCount(uintptr_t User, uint64_t Size, bool Clear) {
+  uintptr_t Base = loadAcquire(&memprof_shadow_base);
+  if (!Base)
+    return 0;
+  GranuleRange R = granulesOf(User, Size);
+  uint64_t *Begin = reinterpret_cast<uint64_t *>(shadowAddress(Base, R.First));
+  uint64_t *End = Begin + R.Count;
+  if (R.Count * 8 <= LargeShadowBytes)
+    return sumCounters(Begin, End, Clear);
+
+  uintptr_t Page = pageSize();
+  uintptr_t B = reinterpret_cast<uintptr_t>(Begin);
+  uintptr_t E = reinterpret_cast<uintptr_t>(End);
+  uintptr_t PB = alignUp(B, Page), PE = E & ~(Page - 1);
+  uint64_t Sum = sumCounters(Begin, reinterpret_cast<uint64_t *>(PB), Clear);
+  Sum = saturatingAdd(
+      Sum, sumCounters(reinterpret_cast<uint64_t *>(PE), End, Clear));
+  int SavedErrno = errno;
+  unsigned char Resident[1024];
+  for (uintptr_t Cur = PB; Cur < PE;) {
+    uintptr_t Pages = (PE - Cur) / Page;
+    if (Pages > sizeof(Resident))
+      Pages = sizeof(Resident);
+    bool Known =
+        mincore(reinterpret_cast<void *>(Cur), Pages * Page, Resident) == 0;
+    for (uintptr_t I = 0; I < Pages; ++I, Cur += Page)
+      if (!Known || (Resident[I] & 1))
+        Sum = saturatingAdd(
+            Sum, sumCounters(reinterpret_cast<uint64_t *>(Cur),
+                             reinterpret_cast<uint64_t *>(Cur + Page), false));
+  }
+  if (Clear && PE > PB)
+    madvise(reinterpret_cast<void *>(PB), PE - PB, MADV_DONTNEED);
+  errno = SavedErrno;
+  return Sum;
+}
+} // namespace
+
+//===-- The sharded live set and MIB table --------------------------------===//
+
+namespace {
+
+/// Open-addressing set of user pointers (linear probing, backward-shift
+/// deletion, so there are no tombstones).
+struct PtrSet {
+  uint64_t *Slots;
+  uint64_t Capacity;
+  uint64_t Count;
+
+  static uint64_t hash(uint64_t V) { return mix64(V); }
+
+  bool grow() {
+    uint64_t NewCap = Capacity ? Capacity * 2 : 256;
+    uint64_t *New = static_cast<uint64_t *>(mapMemory(NewCap * 8));
+    if (!New)
+      return false;
+    for (uint64_t I = 0; I < Capacity; ++I)
+      if (uint64_t V = Slots[I])
+        for (uint64_t J = hash(V) & (NewCap - 1);; J = (J + 1) & (NewCap - 1))
+          if (!New[J]) {
+            New[J] = V;
+            break;
+          }
+    unmapMemory(Slots, Capacity * 8);
+    Slots = New;
+    Capacity = NewCap;
+    return true;
+  }
+
+  bool insert(uint64_t V) {
+    if ((Count + 1) * 2 > Capacity && !grow())
+      return false;
+    uint64_t Mask = Capacity - 1;
+    for (uint64_t I = hash(V) & Mask;; I = (I + 1) & Mask)
+      if (!Slots[I]) {
+        Slots[I] = V;
+        ++Count;
+        return true;
+      }
+  }
+
+  bool remove(uint64_t V) {
+    if (!Count)
+      return false;
+    uint64_t Mask = Capacity - 1;
+    uint64_t I = hash(V) & Mask;
+    for (; Slots[I] != V; I = (I + 1) & Mask)
+      if (!Slots[I])
+        return false;
+    Slots[I] = 0;
+    --Count;
+    // Shift later members of the probe run back into the hole.
+    for (uint64_t J = (I + 1) & Mask; Slots[J]; J = (J + 1) & Mask) {
+      uint64_t Home = hash(Slots[J]) & Mask;
+      bool Stays = I <= J ? (I < Home && Home <= J) : (I < Home || Home <= J);
+      if (!Stays) {
+        Slots[I] = Slots[J];
+        Slots[J] = 0;
+        I = J;
+      }
+    }
+    return true;
+  }
+
+  template <typename F> void forEach(F Fn) const {
+    for (uint64_t I = 0; I < Capacity; ++I)
+      if (Slots[I])
+        Fn(Slots[I]);
+  }
+
+  void release() {
+    unmapMemory(Slots, Capacity * 8);
+    Slots = nullptr;
+    Capacity = Count = 0;
+  }
+};
+
+constexpr unsigned NumShards = 64;
+
+struct alignas(64) Shard {
+  SpinLock Lock;
+  PtrSet Live;  ///< tracked chunks not yet freed
+  MIBMap Freed; ///< MIBs of the tracked chunks freed so far
+};
+Shard Shards[NumShards];
+
+Shard &shardFor(uintptr_t User) {
+  return Shards[(uint64_t(User >> ShadowScale) * 0x9E3779B97F4A7C15ULL) >>
+                (64 - 6)];
+}
+static_assert(NumShards == 64, "shardFor takes the top 6 bits");
+
+} // namespace
+
+bool MIBMap::merge(uint32_t Key, const MIB &M) {
+  if ((Count + 1) * 2 > Capacity) {
+    uint64_t NewCap = Capacity ? Capacity * 2 : 64;
+    MIBEntry *New =
+        static_cast<MIBEntry *>(mapMemory(NewCap * sizeof(MIBEntry)));
+    if (!New)
+      return false;
+    for (uint64_t I = 0; I < Capacity; ++I)
+      if (Entries[I].Key)
+        for (uint64_t J = mix64(Entries[I].Key) & (NewCap - 1);;
+             J = (J + 1) & (NewCap - 1))
+          if (!New[J].Key) {
+            New[J] = Entries[I];
+            break;
+          }
+    unmapMemory(Entries, Capacity * sizeof(MIBEntry));
+    Entries = New;
+    Capacity = NewCap;
+  }
+  uint64_t Mask = Capacity - 1;
+  for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
+    MIBEntry &E = Entries[I];
+    if (E.Key == Key) {
+      mergeDump(E.Block, M);
+      return true;
+    }
+    if (!E.Key) {
+      E.Key = Key;
+      E.Block = M;
+      ++Count;
+      return true;
+    }
+  }
+}
+
+void MIBMap::release() {
+  unmapMemory(Entries, Capacity * sizeof(MIBEntry));
+  Entries = nullptr;
+  Capacity = Count = 0;
+}
+
+//===-- Chunks ------------------------------------------------------------===//
+
+namespace {
+
+MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(uintptr_t User) {
+  return reinterpret_cast<ChunkHeader *>(User - sizeof(ChunkHeader));
+}
+
+// Tells our headers from whatever precedes a foreign pointer: a keyed hash
+// of the header's address and its other 24 bytes (not cryptographic; the key
+// only makes an accidental match in foreign memory vanishingly unlikely).
+uint64_t computeCheck(const ChunkHeader *H) {
+  uint64_t W[3];
+  memcpy(W, H, sizeof(W));
+  uint64_t X =
+      (reinterpret_cast<uintptr_t>(H) ^ G.Secret) * 0x9E3779B97F4A7C15ULL;
+  X ^= (W[0] ^ G.Secret) * 0xC2B2AE3D27D4EB4FULL;
+  X ^= (W[1] + G.Secret) * 0x165667B19E3779F9ULL;
+  X ^= (W[2] ^ (G.Secret >> 7)) * 0xD6E8FEB86659FD93ULL;
+  X ^= X >> 31;
+  return X | 1; // a cleared header (Check = 0) never matches
+}
+
+void *blockOf(const ChunkHeader *H) {
+  uintptr_t HA = reinterpret_cast<uintptr_t>(H);
+  if (H->Kind == KindAligned)
+    return reinterpret_cast<void *>(HA + sizeof(ChunkHeader) -
+                                    (uintptr_t(1) << H->AlignLog2));
+  return reinterpret_cast<void *>(HA - uintptr_t(H->BlockOffset16) * 16);
+}
+
+/// Plain glibc memory for the runtime's own callers (the guard is set):
+/// foreign to the runtime, so free() hands it back to glibc unrecorded.
+void *rawAllocate(size_t Size, size_t Align, bool Zero) {
+  if (Align > 16)
+    return __libc_memalign(Align, Size);
+  return Zero ? __libc_calloc(1, Size) : __libc_malloc(Size);
+}
+
+void computeStackBounds(ThreadState &T) {
+  T.BoundsKnown = 1;
+  int SavedErrno = errno;
+  if (gettid() == getpid()) {
+    // The main thread: frames lie below __libc_stack_end, within the stack
+    // rlimit (capped, as RLIM_INFINITY would be meaningless).
+    uintptr_t Hi = reinterpret_cast<uintptr_t>(__libc_stack_end);
+    rlimit Lim;
+    uint64_t Size = uint64_t(1) << 30;
+    if (getrlimit(RLIMIT_STACK, &Lim) == 0 && Lim.rlim_cur < Size)
+      Size = Lim.rlim_cur;
+    T.StackHi = Hi;
+    T.StackLo = Hi > Size ? Hi - Size : 0;
+  } else {
+    pthread_attr_t Attr;
+    if (pthread_getattr_np(pthread_self(), &Attr) == 0) {
+      void *Addr = nullptr;
+      size_t Size = 0;
+      if (pthread_attr_getstack(&Attr, &Addr, &Size) == 0) {
+        T.StackLo = reinterpret_cast<uintptr_t>(Addr);
+        T.StackHi = T.StackLo + Size;
+      }
+      pthread_attr_destroy(&Attr);
+    }
+  }
+  errno = SavedErrno;
+}
+
+MEMPROF_NOINLINE uint32_t contextOf(const void *Frame) {
+  ThreadState &T = TLS;
+  if (MEMPROF_UNLIKELY(!T.BoundsKnown))
+    computeStackBounds(T);
+  uint64_t PCs[MaxStackDepthLimit];
+  uintptr_t Sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
+  uintptr_t Lo = T.StackLo, Hi = T.StackHi;
+  // On a stack we do not know (sigaltstack, coroutines) only the caller of
+  // the interceptor is recorded: it is read from our own frame.
+  if (Sp < Lo || Sp >= Hi)
+    Lo = Hi = 0;
+  else
+    Lo = Sp;
+  unsigned N = captureStack(PCs, G.Opts.MaxStackDepth, Frame, Lo, Hi);
+  return depotPut(PCs, N);
+}
+
+MEMPROF_ALWAYS_INLINE bool recording() { return !loadRelaxed(&G.Finished); }
+
+/// The runtime ran out of memory for its tables (or of stack ids): some
+/// allocations go unrecorded. Said once; the program is never stopped.
+MEMPROF_NOINLINE void reportDegraded() {
+  static uint32_t Reported;
+  if (__atomic_exchange_n(&Reported, 1u, __ATOMIC_RELAXED))
+    return;
+  Line L;
+  L.add("memprof: warning: out of memory for the profile's tables; some "
+        "allocations are not recorded\n");
+  writeStderr(L);
+}
+
+} // namespace
+
+ChunkHeader *ownChunk(const void *P) {
+  uintptr_t U = reinterpret_cast<uintptr_t>(P);
+  // Ours are 32 mod 64 (plain) or aligned to >= 64; reading the 32 bytes
+  // before any 32-aligned glibc pointer stays inside glibc's heap.
+  if (!U || (U & 31) || loadAcquire(&G.InitState) != 2)
+    return nullptr;
+  ChunkHeader *H = headerOf(U);
+  return H->Check == computeCheck(H) ? H : nullptr;
+}
+
+void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
+  ThreadState &T = TLS;
+  if (MEMPROF_UNLIKELY(T.InRuntime))
+    return rawAllocate(Size, Align, Zero);
+  T.InRuntime = 1;
+  ensureInit();
+  if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
+    serviceDumpRequest();
+
+  uintptr_t User;
+  ChunkHeader Fields = {};
+  if (Align <= 32) {
+    if (Size > SIZE_MAX - PlainOverhead) {
+      T.InRuntime = 0;
+      errno = ENOMEM;
+      return nullptr;
+    }
+    void *Block = Zero ? __libc_calloc(1, Size + PlainOverhead)
+                       : __libc_malloc(Size + PlainOverhead);
+    if (!Block) {
+      T.InRuntime = 0;
+      errno = ENOMEM;
+      return nullptr;
+    }
+    uintptr_t B = reinterpret_cast<uintptr_t>(Block);
+    uintptr_t H = alignUp(B, 64);
+    User = H + sizeof(ChunkHeader);
+    Fields.Kind = KindPlain;
+    Fields.BlockOffset16 = uint16_t((H - B) / 16);
+  } else {
+    if (Size > SIZE_MAX - Align) {
+      T.InRuntime = 0;
+      errno = ENOMEM;
+      return nullptr;
+    }
+    void *Block = __libc_memalign(Align, Size + Align);
+    if (!Block) {
+      T.InRuntime = 0;
+      errno = ENOMEM;
+      return nullptr;
+    }
+    User = reinterpret_cast<uintptr_t>(Block) + Align;
+    Fields.Kind = KindAligned;
+    Fields.AlignLog2 = uint8_t(__builtin_ctzll(Align));
+    if (Zero)
+      memset(reinterpret_cast<void *>(User), 0, Size);
+  }
+
+  Fields.UserSize = Size;
+  if (recording()) {
+    Fields.ContextId = contextOf(Frame);
+    if (MEMPROF_UNLIKELY(!Fields.ContextId)) {
+      reportDegraded();
+    } else {
+      Fields.AllocTimestampMs = nowMs();
+      Fields.AllocCpuId = currentCpu();
+    }
+  }
+  ChunkHeader *H = headerOf(User);
+  *H = Fields;
+  if (Fields.ContextId) {
+    Shard &S = shardFor(User);
+    S.Lock.lock();
+    bool Tracked = S.Live.insert(User);
+    S.Lock.unlock();
+    if (MEMPROF_UNLIKELY(!Tracked)) {
+      H->ContextId = 0;
+      reportDegraded();
+    }
+  }
+  H->Check = computeCheck(H);
+  T.InRuntime = 0;
+  return reinterpret_cast<void *>(User);
+}
+
+void deallocate(void *P) {
+  if (!P)
+    return;
+  ChunkHeader *H = ownChunk(P);
+  if (!H) {
+    __libc_free(P);
+    return;
+  }
+  int SavedErrno = errno;
+  RuntimeScope Scope;
+  if (!Scope.nested() && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
+    serviceDumpRequest();
+
+  uintptr_t User = reinterpret_cast<uintptr_t>(P);
+  uint64_t Size = H->UserSize;
+  if (uint32_t Ctx = H->ContextId) {
+    bool Record = !Scope.nested() && recording();
+    MIB M;
+    if (Record)
+      M = mibForAllocation(Size, shadowAccessCount(User, Size, false),
+                           H->AllocTimestampMs, nowMs(), H->AllocCpuId,
+                           currentCpu());
+    Shard &S = shardFor(User);
+    S.Lock.lock();
+    // Absent after a reset or in a forked child: recorded elsewhere already.
+    bool Lost = S.Live.remove(User) && Record && !S.Freed.merge(Ctx, M);
+    S.Lock.unlock();
+    if (MEMPROF_UNLIKELY(Lost))
+      reportDegraded();
+  }
+  shadowAccessCount(User, Size, /*Clear=*/true);
+  void *Block = blockOf(H);
+  H->Check = 0;
+  __libc_free(Block);
+  errno = SavedErrno;
+}
+
+void *reallocate(void *P, size_t Size, const void *Frame) {
+  ChunkHeader *H = ownChunk(P);
+  if (!H)
+    return __libc_realloc(P, Size);
+  // Ours: a new chunk (recorded at the realloc's context) and a free of the
+  // old one, as LLVM's runtime records it.
+  void *New = allocate(Size, 0, false, Frame);
+  if (!New)
+    return nullptr;
+  uint64_t Old = H->UserSize;
+  memcpy(New, P, Old < Size ? Old : Size);
+  deallocate(P);
+  return New;
+}
+
+size_t usableSize(void *P) {
+  if (ChunkHeader *H = ownChunk(P))
+    return H->UserSize;
+  return 0;
+}
+
+//===-- Dumps, resets and fork --------------------------------------------===//
+
+bool collectProfile(MIBMap &Out, bool Reset) {
+  uint32_t Now = nowMs();
+  uint32_t Cpu = currentCpu();
+  bool Ok = true;
+  for (Shard &S : Shards) {
+    ScopedLock Guard(S.Lock);
+    for (uint64_t I = 0; I < S.Freed.Capacity; ++I)
+      if (S.Freed.Entries[I].Key)
+        Ok &= Out.merge(S.Freed.Entries[I].Key, S.Freed.Entries[I].Block);
+    // The shard's lock keeps these chunks allocated while we read them.
+    S.Live.forEach([&](uint64_t User) {
+      const ChunkHeader *H = headerOf(User);
+      Ok &= Out.merge(
+          H->ContextId,
+          mibForAllocation(H->UserSize,
+                           shadowAccessCount(User, H->UserSize, false),
+                           H->AllocTimestampMs, Now, H->AllocCpuId, Cpu));
+    });
+    if (Reset) {
+      S.Freed.release();
+      S.Live.release();
+    }
+  }
+  return Ok;
+}
+
+void resetProfile() {
+  for (Shard &S : Shards) {
+    ScopedLock Guard(S.Lock);
+    S.Freed.release();
+    S.Live.release();
+  }
+}
+
+void lockAllShards() {
+  for (Shard &S : Shards)
+    S.Lock.lock();
+}
+
+void unlockAllShards() {
+  for (Shard &S : Shards)
+    S.Lock.unlock();
+}
+
+void resetShardsInChild() {
+  // The parent reports what it allocated; the child starts empty, and its
+  // frees of inherited chunks find nothing to record.
+  for (Shard &S : Shards) {
+    S.Freed.release();
+    S.Live.release();
+  }
+}
+
+} // namespace rt
+} // namespace memprof

@@ -1,0 +1,750 @@
+//===- Profile.cpp - Options, dumps, output files, signals and fork -------===//
+//
+// A dump serializes a snapshot (the MIB table plus the live allocations as
+// if freed now) to LLVM raw MemProf v5 in mmap'd memory, writes it to a
+// temporary file beside the final one and renames it into place. Dumps
+// happen at exit, through the C API, and after the dump signal (whose
+// handler only sets a flag; the next allocation or free performs the dump).
+//
+//===----------------------------------------------------------------------===//
+#include "RawProfileWriter.h"
+#include "RuntimeInternal.h"
+#include "StackDepot.h"
+#include "memprof/Runtime/memprof_runtime.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+extern "C" char *program_invocation_short_name;
+
+namespace memprof {
+namespace rt {
+
+namespace {
+
+constexpr size_t MaxPathBytes = 4096;
+constexpr const char *DefaultPattern = "memprof.%p.memprofraw";
+constexpr const char *OptionsVar = "MEMPROF_RT_OPTIONS";
+constexpr const char *PathVar = "MEMPROF_PROFILE_FILE";
+
+/// Serializes dumps, resets, output-path changes and fork.
+TicketLock DumpMutex;
+char Pattern[MaxPathBytes] = "memprof.%p.memprofraw";
+/// Dumps of this process so far (restarts at 0 in a forked child); names
+/// the temporary files.
+uint64_t DumpSeq;
+/// Dumps written with the current pattern: the sequence number of %n and
+/// of the ".<n>" suffix. A new pattern (or a forked child) starts at 1, so
+/// its first dump takes the name exactly as given.
+uint64_t PatternDumps;
+/// A write failure was reported for the current pattern.
+bool WriteErrorReported;
+// Scratch space of a dump, under DumpMutex: keeps the dumping thread's stack
+// small (a dump may run on any thread, at its next allocation).
+#define MEMPROF_CONSTINIT [[clang::require_constant_initialization]]
+MEMPROF_CONSTINIT Line ExpandBuffer;
+MEMPROF_CONSTINIT Line TempBuffer;
+char FinalPath[MaxPathBytes];
+char TempPath[MaxPathBytes];
+
+//===-- Messages ----------------------------------------------------------===//
+
+void warn(Line &L) {
+  L.addChar('\n');
+  writeStderr(L);
+}
+
+//===-- Options -----------------------------------------------------------===//
+
+bool parseBool(const char *V, size_t N, bool &Out) {
+  if (stringsEqual(V, "1", N) || stringsEqual(V, "true", N)) {
+    Out = true;
+    return true;
+  }
+  if (stringsEqual(V, "0", N) || stringsEqual(V, "false", N)) {
+    Out = false;
+    return true;
+  }
+  return false;
+}
+
+bool parseSignal(const char *V, size_t N, int &Out) {
+  uint64_t Num;
+  if (parseUnsigned(V, N, Num)) {
+    if (Num == 0 || (Num < 65 && Num != SIGKILL && Num != SIGSTOP)) {
+      Out = int(Num);
+      return true;
+    }
+    return false;
+  }
+  if (N > 3 && startsWith(V, "SIG")) {
+    V += 3;
+    N -= 3;
+  }
+  static const struct {
+    const char *Name;
+    int Num;
+  } Names[] = {{"HUP", SIGHUP},   {"INT", SIGINT},   {"QUIT", SIGQUIT},
+               {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"ALRM", SIGALRM},
+               {"TERM", SIGTERM}, {"PROF", SIGPROF}, {"WINCH", SIGWINCH}};
+  for (const auto &E : Names)
+    if (stringsEqual(V, E.Name, N)) {
+      Out = E.Num;
+      return true;
+    }
+  return false;
+}
+
+void badValue(const char *Key, size_t KeyLen, const char *V, size_t N,
+              const char *Expected, const char *Default) {
+  Line L;
+  L.add("memprof: warning: ")
+      .add(OptionsVar)
+      .add(": invalid value '")
+      .add(V, N)
+      .add("' for ")
+      .add(Key, KeyLen)
+      .add(" (expected ")
+      .add(Expected)
+      .add("); using the default ")
+      .add(Default);
+  warn(L);
+}
+
+void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
+  Options &O = G.Opts;
+  uint64_t Num;
+  bool B;
+  int Sig;
+  if (stringsEqual(K, "max_stack_depth", KN)) {
+    if (parseUnsigned(V, VN, Num) && Num >= 1 && Num <= MaxStackDepthLimit)
+      O.MaxStackDepth = uint32_t(Num);
+    else
+      badValue(K, KN, V, VN, "1-256", "64");
+  } else if (stringsEqual(K, "dump_at_exit", KN)) {
+    if (parseBool(V, VN, B))
+      O.DumpAtExit = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "1");
+  } else if (stringsEqual(K, "dump_signal", KN)) {
+    if (parseSignal(V, VN, Sig))
+      O.DumpSignal = Sig;
+    else
+      badValue(K, KN, V, VN,
+               "0, a catchable signal number or a name such as SIGUSR2",
+               "0 (none)");
+  } else if (stringsEqual(K, "fsync", KN)) {
+    if (parseBool(V, VN, B))
+      O.Fsync = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "0");
+  } else if (stringsEqual(K, "verbosity", KN)) {
+    if (parseUnsigned(V, VN, Num) && Num <= 2)
+      O.Verbosity = uint32_t(Num);
+    else
+      badValue(K, KN, V, VN, "0-2", "0");
+  } else {
+    Line L;
+    L.add("memprof: warning: ")
+        .add(OptionsVar)
+        .add(": unknown option '")
+        .add(K, KN)
+        .add("'; ignored");
+    warn(L);
+  }
+}
+
+void parseOptions(const char *S) {
+  while (*S) {
+    if (*S == ':' || *S == ',' || *S == ' ') {
+      ++S;
+      continue;
+    }
+    const char *B = S;
+    while (*S && *S != ':' && *S != ',' && *S != ' ')
+      ++S;
+    const char *Eq = B;
+    while (Eq < S && *Eq != '=')
+      ++Eq;
+    if (Eq == S) {
+      Line L;
+      L.add("memprof: warning: ")
+          .add(OptionsVar)
+          .add(": option '")
+          .add(B, size_t(S - B))
+          .add("' has no value; ignored");
+      warn(L);
+      continue;
+    }
+    applyOption(B, size_t(Eq - B), Eq + 1, size_t(S - Eq - 1));
+  }
+}
+
+/// nullptr if \p P is a valid output pattern, else why not.
+const char *checkPattern(const char *P) {
+  if (!P || !*P)
+    return "empty pattern";
+  size_t N = stringLength(P);
+  if (N >= MaxPathBytes)
+    return "pattern longer than PATH_MAX";
+  for (size_t I = 0; I < N; ++I) {
+    if (P[I] != '%')
+      continue;
+    char C = P[++I];
+    if (C != 'p' && C != 'h' && C != 'e' && C != 'n' && C != '%')
+      return C ? "unknown directive (known: %p %h %e %n %%)"
+               : "'%' at the end of the pattern";
+  }
+  return nullptr;
+}
+
+const char *findEnv(char **Envp, const char *Name) {
+  size_t N = stringLength(Name);
+  for (char **E = Envp; E && *E; ++E)
+    if (startsWith(*E, Name) && (*E)[N] == '=')
+      return *E + N + 1;
+  return nullptr;
+}
+
+void readEnvironment(char **Envp) {
+  const char *Opts = findEnv(Envp, OptionsVar);
+  const char *Path = findEnv(Envp, PathVar);
+  if (getauxval(AT_SECURE)) {
+    if (Opts || Path) {
+      Line L;
+      L.add("memprof: warning: setuid/setgid program: ignoring ")
+          .add(OptionsVar)
+          .add(" and ")
+          .add(PathVar);
+      warn(L);
+    }
+    return;
+  }
+  if (Opts)
+    parseOptions(Opts);
+  if (Path) {
+    if (const char *Why = checkPattern(Path)) {
+      Line L;
+      L.add("memprof: warning: ")
+          .add(PathVar)
+          .add(": ")
+          .add(Why)
+          .add(" in '")
+          .addShortened(Path)
+          .add("'; using the default '")
+          .add(DefaultPattern)
+          .add("'");
+      warn(L);
+    } else {
+      memcpy(Pattern, Path, stringLength(Path) + 1);
+    }
+  }
+}
+
+//===-- Output paths ------------------------------------------------------===//
+
+/// Expands the pattern for dump \p Seq into \p Out. Without %n, the first
+/// dump takes the name as is and later ones get ".<seq>" before the
+/// extension of the last component. Returns false if too long.
+bool expandPattern(uint64_t Seq, char *Out) {
+  Line &L = ExpandBuffer;
+  L.Len = 0;
+  bool HasSeq = false;
+  for (const char *P = Pattern; *P; ++P) {
+    if (*P != '%') {
+      L.addChar(*P);
+      continue;
+    }
+    switch (*++P) {
+    case 'p':
+      L.addUnsigned(uint64_t(getpid()));
+      break;
+    case 'h': {
+      char Host[256] = {};
+      if (gethostname(Host, sizeof(Host) - 1) != 0)
+        memcpy(Host, "unknown", 8);
+      L.add(Host);
+      break;
+    }
+    case 'e':
+      L.add(program_invocation_short_name && *program_invocation_short_name
+                ? program_invocation_short_name
+                : "unknown");
+      break;
+    case 'n':
+      L.addUnsigned(Seq);
+      HasSeq = true;
+      break;
+    default: // '%'; checkPattern rejected everything else
+      L.addChar('%');
+      break;
+    }
+  }
+  if (!HasSeq && Seq > 1) {
+    size_t Slash = 0, Dot = 0;
+    for (size_t I = 0; I < L.Len; ++I) {
+      if (L.Data[I] == '/')
+        Slash = I + 1, Dot = 0;
+      else if (L.Data[I] == '.' && I > Slash)
+        Dot = I;
+    }
+    char Suffix[24];
+    size_t SuffixLen = 0;
+    char Digits[21];
+    size_t NumDigits = 0;
+    for (uint64_t V = Seq; V; V /= 10)
+      Digits[NumDigits++] = char('0' + V % 10);
+    Suffix[SuffixLen++] = '.';
+    while (NumDigits)
+      Suffix[SuffixLen++] = Digits[--NumDigits];
+    size_t At = Dot ? Dot : L.Len;
+    if (L.Len + SuffixLen < sizeof(L.Data) - 1) {
+      memmove(L.Data + At + SuffixLen, L.Data + At, L.Len - At);
+      memcpy(L.Data + At, Suffix, SuffixLen);
+      L.Len += SuffixLen;
+    }
+  }
+  // Leave room for the temporary name's ".tmp.<pid>.<seq>" suffix.
+  if (L.Len + 48 >= MaxPathBytes || L.Len + 48 >= sizeof(L.Data))
+    return false;
+  memcpy(Out, L.Data, L.Len);
+  Out[L.Len] = 0;
+  return true;
+}
+
+void reportWriteError(const char *Path, const char *What, int Err) {
+  if (WriteErrorReported)
+    return;
+  WriteErrorReported = true;
+  Line L;
+  L.add("memprof: error: cannot write the profile '")
+      .addShortened(Path)
+      .add("': ")
+      .add(What)
+      .add(": ")
+      .addErrno(Err)
+      .add(" (reported once; the program continues)");
+  warn(L);
+}
+
+/// Writes \p N bytes to \p Path through a temporary file in the same
+/// directory and a rename, so the final path never holds a partial profile.
+/// Devices and FIFOs (such as /dev/null) are written in place.
+int writeProfileFile(const char *Path, const uint8_t *Buf, size_t N,
+                     uint64_t Seq) {
+  struct stat St;
+  if (stat(Path, &St) == 0 && !S_ISREG(St.st_mode)) {
+    if (S_ISDIR(St.st_mode)) {
+      reportWriteError(Path, "open", EISDIR);
+      return -1;
+    }
+    int Fd = open(Path, O_WRONLY | O_CLOEXEC);
+    if (Fd < 0) {
+      reportWriteError(Path, "open", errno);
+      return -1;
+    }
+    int Err = writeAll(Fd, Buf, N);
+    close(Fd);
+    if (Err) {
+      reportWriteError(Path, "write", Err);
+      return -1;
+    }
+    return 0;
+  }
+
+  char *Temp = TempPath;
+  Line &T = TempBuffer;
+  T.Len = 0;
+  T.add(Path)
+      .add(".tmp.")
+      .addUnsigned(uint64_t(getpid()))
+      .addChar('.')
+      .addUnsigned(Seq);
+  memcpy(Temp, T.Data, T.Len);
+  Temp[T.Len] = 0;
+  int Fd = open(Temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+  if (Fd < 0 && errno == EEXIST) {
+    // A leftover of a process that had our pid; it never reached its name.
+    unlink(Temp);
+    Fd = open(Temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+  }
+  if (Fd < 0) {
+    reportWriteError(Path, "cannot create a temporary file", errno);
+    return -1;
+  }
+  int Err = writeAll(Fd, Buf, N);
+  const char *What = "write";
+  if (!Err && G.Opts.Fsync && fsync(Fd) != 0) {
+    Err = errno;
+    What = "fsync";
+  }
+  if (close(Fd) != 0 && !Err) {
+    Err = errno;
+    What = "close";
+  }
+  if (!Err && rename(Temp, Path) != 0) {
+    Err = errno;
+    What = "rename";
+  }
+  if (Err) {
+    unlink(Temp);
+    reportWriteError(Path, What, Err);
+    return -1;
+  }
+  return 0;
+}
+
+//===-- Segments ----------------------------------------------------------===//
+
+struct SegmentList {
+  SegmentInfo *Items;
+  uint64_t Capacity;
+  uint64_t Count;
+};
+
+uint64_t readBuildId(uintptr_t Addr, uint64_t Size, uint64_t Align,
+                     uint8_t *Out) {
+  const uint8_t *P = reinterpret_cast<const uint8_t *>(Addr);
+  const uint8_t *E = P + Size;
+  Align = Align == 8 ? 8 : 4;
+  while (E - P >= 12) {
+    uint32_t NameSize, DescSize, Type;
+    memcpy(&NameSize, P, 4);
+    memcpy(&DescSize, P + 4, 4);
+    memcpy(&Type, P + 8, 4);
+    const uint8_t *Name = P + 12;
+    if (uint64_t(E - Name) < alignUp(NameSize, Align))
+      break;
+    const uint8_t *Desc = Name + alignUp(NameSize, Align);
+    if (uint64_t(E - Desc) < DescSize)
+      break;
+    if (Type == NT_GNU_BUILD_ID && NameSize == 4 &&
+        memcmp(Name, "GNU", 4) == 0) {
+      uint64_t N =
+          DescSize < raw::BuildIdMaxSize ? DescSize : raw::BuildIdMaxSize;
+      memcpy(Out, Desc, N);
+      return N;
+    }
+    if (uint64_t(E - Desc) < alignUp(DescSize, Align))
+      break;
+    P = Desc + alignUp(DescSize, Align);
+  }
+  return 0;
+}
+
+int addModule(dl_phdr_info *Info, size_t, void *Data) {
+  SegmentList &L = *static_cast<SegmentList *>(Data);
+  uint8_t Id[raw::BuildIdMaxSize] = {};
+  uint64_t IdSize = 0;
+  for (unsigned I = 0; I < Info->dlpi_phnum && !IdSize; ++I) {
+    const ElfW(Phdr) &Ph = Info->dlpi_phdr[I];
+    if (Ph.p_type == PT_NOTE)
+      IdSize =
+          readBuildId(Info->dlpi_addr + Ph.p_vaddr, Ph.p_memsz, Ph.p_align, Id);
+  }
+  for (unsigned I = 0; I < Info->dlpi_phnum; ++I) {
+    const ElfW(Phdr) &Ph = Info->dlpi_phdr[I];
+    if (Ph.p_type != PT_LOAD || !(Ph.p_flags & PF_X))
+      continue;
+    if (L.Count < L.Capacity) {
+      SegmentInfo &S = L.Items[L.Count];
+      S.Start = Info->dlpi_addr + Ph.p_vaddr;
+      S.End = S.Start + Ph.p_memsz;
+      S.Offset = Info->dlpi_addr;
+      S.BuildIdSize = IdSize;
+      memcpy(S.BuildId, Id, sizeof(Id));
+    }
+    ++L.Count;
+  }
+  return 0;
+}
+
+//===-- Dumping -----------------------------------------------------------===//
+
+void sortByStackId(MIBInfo *A, uint64_t N) {
+  auto SiftDown = [A](uint64_t I, uint64_t End) {
+    for (;;) {
+      uint64_t C = 2 * I + 1;
+      if (C >= End)
+        return;
+      if (C + 1 < End && A[C + 1].StackId > A[C].StackId)
+        ++C;
+      if (A[I].StackId >= A[C].StackId)
+        return;
+      MIBInfo T = A[I];
+      A[I] = A[C];
+      A[C] = T;
+      I = C;
+    }
+  };
+  for (uint64_t I = N / 2; I-- > 0;)
+    SiftDown(I, N);
+  for (uint64_t End = N; End > 1; --End) {
+    MIBInfo T = A[0];
+    A[0] = A[End - 1];
+    A[End - 1] = T;
+    SiftDown(0, End - 1);
+  }
+}
+
+/// Memory that the dump frees on every path.
+struct Mapping {
+  void *P = nullptr;
+  size_t Bytes = 0;
+  void *get(size_t N) {
+    Bytes = alignUp(N ? N : 1, pageSize());
+    P = mapMemory(Bytes);
+    return P;
+  }
+  ~Mapping() { unmapMemory(P, Bytes); }
+};
+
+/// Serializes and writes one dump. Holds DumpMutex; the guard is set.
+int dumpLocked(bool Reset) {
+  uint64_t Seq = ++DumpSeq;
+  char *Path = FinalPath;
+  bool PathOk = expandPattern(++PatternDumps, Path);
+
+  MIBMap Snapshot = {};
+  bool Ok = collectProfile(Snapshot, Reset);
+  struct Releaser {
+    MIBMap &M;
+    ~Releaser() { M.release(); }
+  } ReleaseSnapshot{Snapshot};
+  if (!PathOk) {
+    reportWriteError(Pattern, "expanded path too long", ENAMETOOLONG);
+    return -1;
+  }
+
+  Mapping MibMem, StackMem, SegMem, OutMem;
+  uint64_t N = Snapshot.Count;
+  MIBInfo *Mibs = static_cast<MIBInfo *>(MibMem.get(N * sizeof(MIBInfo)));
+  StackInfo *Stacks =
+      static_cast<StackInfo *>(StackMem.get(N * sizeof(StackInfo)));
+  if (!Ok || !Mibs || !Stacks) {
+    reportWriteError(Path, "collecting the profile", ENOMEM);
+    return -1;
+  }
+  uint64_t K = 0;
+  for (uint64_t I = 0; I < Snapshot.Capacity; ++I) {
+    const MIBEntry &E = Snapshot.Entries[I];
+    uint32_t NumPCs;
+    if (E.Key && depotGet(E.Key, NumPCs))
+      Mibs[K++] = MIBInfo{E.Key, &E.Block};
+  }
+  sortByStackId(Mibs, K);
+  for (uint64_t I = 0; I < K; ++I) {
+    uint32_t NumPCs = 0;
+    const uint64_t *PCs = depotGet(uint32_t(Mibs[I].StackId), NumPCs);
+    Stacks[I] = StackInfo{Mibs[I].StackId, PCs, NumPCs};
+  }
+
+  // Count the modules, then fill (with room for some loaded meanwhile).
+  SegmentList Segs = {nullptr, 0, 0};
+  dl_iterate_phdr(addModule, &Segs);
+  Segs.Capacity = Segs.Count + 16;
+  Segs.Count = 0;
+  Segs.Items = static_cast<SegmentInfo *>(
+      SegMem.get(Segs.Capacity * sizeof(SegmentInfo)));
+  if (!Segs.Items) {
+    reportWriteError(Path, "collecting the module list", ENOMEM);
+    return -1;
+  }
+  dl_iterate_phdr(addModule, &Segs);
+  if (Segs.Count > Segs.Capacity)
+    Segs.Count = Segs.Capacity;
+
+  RawProfileLayout L = computeRawProfileLayout(Segs.Count, K, Stacks, K);
+  uint8_t *Out = static_cast<uint8_t *>(OutMem.get(L.TotalSize));
+  if (!Out) {
+    reportWriteError(Path, "serializing", ENOMEM);
+    return -1;
+  }
+  writeRawProfile(Out, L, Segs.Items, Segs.Count, Mibs, K, Stacks, K);
+  if (writeProfileFile(Path, Out, L.TotalSize, Seq) != 0)
+    return -1;
+  if (G.Opts.Verbosity >= 1) {
+    Line M;
+    M.add("memprof: wrote ")
+        .add(Path)
+        .add(" (")
+        .addUnsigned(L.TotalSize)
+        .add(" bytes, ")
+        .addUnsigned(K)
+        .add(" contexts)");
+    warn(M);
+  }
+  return 0;
+}
+
+int apiDump(bool Reset) {
+  RuntimeScope Scope;
+  if (Scope.nested())
+    return -1;
+  ensureInit();
+  ScopedTicketLock Guard(DumpMutex);
+  return dumpLocked(Reset);
+}
+
+//===-- Signals, fork, start and exit -------------------------------------===//
+
+void dumpSignalHandler(int) {
+  __atomic_store_n(&G.PendingDump, 1u, __ATOMIC_RELAXED);
+}
+
+__thread uint8_t ForkSavedGuard __attribute__((tls_model("initial-exec")));
+
+void forkPrepare() {
+  ForkSavedGuard = TLS.InRuntime;
+  TLS.InRuntime = 1; // allocations inside fork() itself take no lock of ours
+  DumpMutex.lock();
+  lockAllShards();
+  depotLockAll();
+  arenaLock();
+}
+
+void forkParent() {
+  arenaUnlock();
+  depotUnlockAll();
+  unlockAllShards();
+  DumpMutex.unlock();
+  TLS.InRuntime = ForkSavedGuard;
+}
+
+void forkChild() {
+  arenaUnlockAfterFork();
+  depotUnlockAll();
+  resetShardsInChild();
+  unlockAllShards();
+  DumpSeq = 0;
+  PatternDumps = 0;
+  WriteErrorReported = false;
+  __atomic_store_n(&G.PendingDump, 0u, __ATOMIC_RELAXED);
+  DumpMutex.resetAfterFork();
+  TLS.InRuntime = ForkSavedGuard;
+}
+
+/// Whether the process's malloc is this copy's. With the static runtime
+/// linked in and the shared one preloaded too (or clang's runtime loaded
+/// first), only the first copy in symbol lookup sees allocations; the other
+/// must not write (empty) profiles over the first one's.
+bool thisCopyIsActive() {
+  void *Malloc = dlsym(RTLD_DEFAULT, "malloc");
+  Dl_info Theirs, Mine;
+  if (!Malloc || !dladdr(Malloc, &Theirs) ||
+      !dladdr(reinterpret_cast<void *>(&thisCopyIsActive), &Mine))
+    return true;
+  return Theirs.dli_fbase == Mine.dli_fbase;
+}
+
+__attribute__((constructor(101))) void memprofConstructor(int, char **,
+                                                          char **Envp) {
+  RuntimeScope Scope;
+  ensureInit();
+  if (!thisCopyIsActive()) {
+    G.Inactive = true;
+    Line L;
+    L.add("memprof: warning: malloc is not this runtime's (another copy of "
+          "memprof or another allocator comes first); this copy writes no "
+          "profile");
+    warn(L);
+    return;
+  }
+  readEnvironment(Envp ? Envp : environ);
+  pthread_atfork(forkPrepare, forkParent, forkChild);
+  if (G.Opts.DumpSignal) {
+    struct sigaction Act;
+    memset(&Act, 0, sizeof(Act));
+    Act.sa_handler = dumpSignalHandler;
+    Act.sa_flags = SA_RESTART;
+    sigemptyset(&Act.sa_mask);
+    if (sigaction(G.Opts.DumpSignal, &Act, nullptr) != 0) {
+      Line L;
+      L.add("memprof: warning: cannot install the dump signal handler: ")
+          .addErrno(errno);
+      warn(L);
+    }
+  }
+}
+
+__attribute__((destructor(101))) void memprofDestructor() {
+  RuntimeScope Scope;
+  if (G.Inactive)
+    return;
+  ensureInit();
+  int SavedErrno = errno;
+  ScopedTicketLock Guard(DumpMutex);
+  if (G.Opts.DumpAtExit && !loadRelaxed(&G.Finished))
+    dumpLocked(false);
+  errno = SavedErrno;
+  // Later frees (other libraries' destructors) are ignored safely.
+  storeRelaxed(&G.Finished, true);
+}
+
+} // namespace
+
+void serviceDumpRequest() {
+  if (!__atomic_exchange_n(&G.PendingDump, 0u, __ATOMIC_RELAXED))
+    return;
+  // Never wait here: this thread may hold a lock (the loader's, say) that
+  // a running dump needs. Try again at the next safe point instead.
+  if (!DumpMutex.tryLock()) {
+    __atomic_store_n(&G.PendingDump, 1u, __ATOMIC_RELAXED);
+    return;
+  }
+  int SavedErrno = errno; // the allocation that runs the dump must not see it
+  dumpLocked(false);
+  DumpMutex.unlock();
+  errno = SavedErrno;
+}
+
+} // namespace rt
+} // namespace memprof
+
+using namespace memprof::rt;
+
+MEMPROF_EXPORT int memprof_dump(void) { return apiDump(false); }
+
+MEMPROF_EXPORT int memprof_dump_and_reset(void) { return apiDump(true); }
+
+MEMPROF_EXPORT int memprof_reset(void) {
+  RuntimeScope Scope;
+  if (Scope.nested())
+    return -1;
+  ensureInit();
+  ScopedTicketLock Guard(DumpMutex);
+  resetProfile();
+  return 0;
+}
+
+MEMPROF_EXPORT int memprof_set_output_path(const char *NewPattern) {
+  RuntimeScope Scope;
+  if (const char *Why = checkPattern(NewPattern)) {
+    Line L;
+    L.add("memprof: warning: memprof_set_output_path: ")
+        .add(Why)
+        .add(" in '")
+        .addShortened(NewPattern)
+        .add("'; the output path is unchanged");
+    warn(L);
+    return -1;
+  }
+  ScopedTicketLock Guard(DumpMutex);
+  size_t N = stringLength(NewPattern);
+  if (stringsEqual(Pattern, NewPattern, stringLength(Pattern)))
+    return 0; // the same pattern: numbering and reporting continue
+  memcpy(Pattern, NewPattern, N + 1);
+  PatternDumps = 0;
+  WriteErrorReported = false;
+  return 0;
+}

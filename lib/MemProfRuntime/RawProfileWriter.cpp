@@ -1,0 +1,119 @@
+//===- RawProfileWriter.cpp - Serialize to LLVM raw MemProf v5 ------------===//
+#include "RawProfileWriter.h"
+
+#include <string.h>
+
+namespace memprof {
+namespace rt {
+
+namespace {
+
+// The serialized MIB is the packed list of fields at their on-disk widths;
+// this must agree with the format header's own size check.
+constexpr uint64_t serializedMIBSize() {
+  return 0
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) +sizeof(Type)
+#include "memprof/format/MIBFields.def"
+      ;
+}
+static_assert(serializedMIBSize() == raw::MIBSizeV4,
+              "the raw v4/v5 MemInfoBlock is 144 bytes");
+static_assert(raw::RawVersionWritten == 5, "this writer emits raw v5");
+
+class Cursor {
+public:
+  explicit Cursor(uint8_t *P) : P(P) {}
+  void u64(uint64_t V) { put(V, 8); }
+  void u32(uint64_t V) { put(V > 0xFFFFFFFFu ? 0xFFFFFFFFu : V, 4); }
+  void field(uint64_t V, unsigned Width) { Width == 4 ? u32(V) : u64(V); }
+  void bytes(const uint8_t *B, size_t N) {
+    memcpy(P, B, N);
+    P += N;
+  }
+  uint8_t *pos() const { return P; }
+
+private:
+  // Little-endian on every host, byte by byte.
+  void put(uint64_t V, unsigned Width) {
+    for (unsigned I = 0; I < Width; ++I)
+      *P++ = uint8_t(V >> (8 * I));
+  }
+  uint8_t *P;
+};
+
+void writeMIB(Cursor &C, const MIB &M) {
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  C.field(M.Name, sizeof(Type));
+#include "memprof/format/MIBFields.def"
+}
+
+} // namespace
+
+RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
+                                         const StackInfo *Stacks,
+                                         uint64_t NumStacks) {
+  RawProfileLayout L;
+  L.SegmentBytes = raw::alignTo8(8 + raw::SegmentEntrySize * NumSegments);
+  L.MIBBytes = raw::alignTo8(8 + NumMIBs * RawMIBRecordSize);
+  // No histograms are recorded, so HistogramBytes is 0.
+  uint64_t StackBytes = 8;
+  for (uint64_t I = 0; I < NumStacks; ++I)
+    StackBytes += 16 + 8 * Stacks[I].NumPCs;
+  L.StackBytes = raw::alignTo8(StackBytes);
+  L.SegmentOffset = raw::HeaderSize;
+  L.MIBOffset = L.SegmentOffset + L.SegmentBytes;
+  L.StackOffset = L.MIBOffset + L.MIBBytes;
+  L.TotalSize = raw::alignTo8(L.StackOffset + L.StackBytes);
+  return L;
+}
+
+void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
+                     const SegmentInfo *Segments, uint64_t NumSegments,
+                     const MIBInfo *MIBs, uint64_t NumMIBs,
+                     const StackInfo *Stacks, uint64_t NumStacks) {
+  memset(Out, 0, L.TotalSize);
+  Cursor C(Out);
+  C.u64(raw::RawMagic);
+  C.u64(raw::RawVersionWritten);
+  C.u64(L.TotalSize);
+  C.u64(L.SegmentOffset);
+  C.u64(L.MIBOffset);
+  C.u64(L.StackOffset);
+
+  C = Cursor(Out + L.SegmentOffset);
+  C.u64(NumSegments);
+  for (uint64_t I = 0; I < NumSegments; ++I) {
+    const SegmentInfo &S = Segments[I];
+    uint64_t IdSize = S.BuildIdSize > raw::BuildIdMaxSize ? raw::BuildIdMaxSize
+                                                          : S.BuildIdSize;
+    C.u64(S.Start);
+    C.u64(S.End);
+    C.u64(S.Offset);
+    C.u64(IdSize);
+    uint8_t Id[raw::BuildIdMaxSize] = {};
+    memcpy(Id, S.BuildId, IdSize);
+    C.bytes(Id, sizeof(Id));
+  }
+
+  C = Cursor(Out + L.MIBOffset);
+  C.u64(NumMIBs);
+  for (uint64_t I = 0; I < NumMIBs; ++I) {
+    C.u64(MIBs[I].StackId);
+    MIB M = *MIBs[I].Block;
+    M.AccessHistogramSize = 0; // histograms are not recorded
+    M.AccessHistogram = 0;     // a pointer value in LLVM; meaningless on disk
+    writeMIB(C, M);
+  }
+
+  C = Cursor(Out + L.StackOffset);
+  C.u64(NumStacks);
+  for (uint64_t I = 0; I < NumStacks; ++I) {
+    C.u64(Stacks[I].StackId);
+    C.u64(Stacks[I].NumPCs);
+    for (uint64_t J = 0; J < Stacks[I].NumPCs; ++J)
+      C.u64(Stacks[I].PCs[J]);
+  }
+}
+
+} // namespace rt
+} // namespace memprof

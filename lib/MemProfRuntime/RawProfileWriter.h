@@ -1,0 +1,65 @@
+//===- RawProfileWriter.h - Serialize to LLVM raw MemProf v5 ----*- C++ -*-===//
+//
+// Freestanding (no allocation, no libc beyond memset/memcpy): the caller sizes
+// the buffer with computeRawProfileLayout, then writeRawProfile fills exactly
+// TotalSize bytes. Layout and padding follow the spec, section 1.6, as the
+// LLVM 22 runtime computes them. A unit test pins the bytes
+// (unittests/Runtime/RawProfileWriterTest.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_RUNTIME_RAWPROFILEWRITER_H
+#define MEMPROF_RUNTIME_RAWPROFILEWRITER_H
+
+#include "MIB.h"
+#include "memprof/format/RawProfileFormat.h"
+#include <stdint.h>
+
+namespace memprof {
+namespace rt {
+
+/// One executable PT_LOAD segment of a loaded module.
+struct SegmentInfo {
+  uint64_t Start;  ///< load bias + p_vaddr
+  uint64_t End;    ///< Start + p_memsz
+  uint64_t Offset; ///< the module's load bias (LLVM's reader ignores it)
+  uint64_t BuildIdSize;
+  uint8_t BuildId[raw::BuildIdMaxSize];
+};
+
+struct MIBInfo {
+  uint64_t StackId;
+  const MIB *Block;
+};
+
+struct StackInfo {
+  uint64_t StackId;
+  const uint64_t *PCs; ///< leaf first, already "previous instruction" PCs
+  uint64_t NumPCs;
+};
+
+struct RawProfileLayout {
+  uint64_t SegmentOffset, MIBOffset, StackOffset, TotalSize;
+  uint64_t SegmentBytes, MIBBytes, StackBytes;
+};
+
+/// Bytes one MIB record takes in raw v5 without its histogram: the stack id
+/// plus the 144-byte packed block.
+constexpr uint64_t RawMIBRecordSize = 8 + raw::MIBSizeV4;
+
+RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
+                                         const StackInfo *Stacks,
+                                         uint64_t NumStacks);
+
+/// Writes one complete raw profile (header, segments, MIBs, stacks) of
+/// exactly \p L.TotalSize bytes to \p Out; padding bytes are zero. MIBs and
+/// stacks are written in the order given (the runtime sorts them by id).
+/// 32-bit fields saturate; AccessHistogramSize and AccessHistogram are 0.
+void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
+                     const SegmentInfo *Segments, uint64_t NumSegments,
+                     const MIBInfo *MIBs, uint64_t NumMIBs,
+                     const StackInfo *Stacks, uint64_t NumStacks);
+
+} // namespace rt
+} // namespace memprof
+
+#endif

@@ -1,0 +1,163 @@
+//===- RuntimeInternal.h - State shared by the runtime's parts --*- C++ -*-===//
+//
+// The chunk header, per-thread and global state, and the interfaces between
+// the allocator (Allocator.cpp), the dumper (Profile.cpp) and the
+// interceptors. docs/runtime.md describes the design.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_RUNTIME_RUNTIMEINTERNAL_H
+#define MEMPROF_RUNTIME_RUNTIMEINTERNAL_H
+
+#include "MIB.h"
+#include "Support.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+// glibc's own allocator, which provides the memory of every chunk
+// (GLIBC_2.2.5 public symbols; not interposed by us).
+extern "C" {
+void *__libc_malloc(size_t);
+void *__libc_calloc(size_t, size_t);
+void *__libc_realloc(void *, size_t);
+void *__libc_memalign(size_t, size_t);
+void __libc_free(void *);
+}
+
+namespace memprof {
+namespace rt {
+
+/// The 32 bytes right before every user pointer. The chunk's 64-byte granule
+/// [header, header + 64) holds no other allocation's bytes, so each shadow
+/// counter belongs to exactly one allocation.
+struct ChunkHeader {
+  uint64_t UserSize;         ///< bytes requested
+  uint32_t AllocTimestampMs; ///< ms since the runtime started
+  uint32_t AllocCpuId;       ///< sched_getcpu() at allocation
+  uint32_t ContextId;        ///< stack-depot id; 0: not recorded
+  uint8_t Kind;              ///< ChunkKind
+  uint8_t AlignLog2;         ///< KindAligned: log2 of the alignment
+  uint16_t BlockOffset16;    ///< KindPlain: (header - glibc block) / 16
+  uint64_t Check;            ///< keyed hash of the address and fields above
+};
+static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
+
+enum ChunkKind : uint8_t {
+  /// From __libc_malloc(Size + PlainOverhead): header at the first 64-byte
+  /// boundary of the block, user pointer 32 bytes later (so 32 mod 64).
+  KindPlain = 1,
+  /// From __libc_memalign(A, Size + A) for A >= 64: user pointer at block + A.
+  KindAligned = 2,
+};
+constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader);
+
+struct Options {
+  uint32_t MaxStackDepth;
+  bool DumpAtExit;
+  int DumpSignal;
+  bool Fsync;
+  uint32_t Verbosity;
+};
+
+struct GlobalState {
+  uint32_t InitState;      ///< 0 none, 1 initializing, 2 ready
+  uint64_t Secret;         ///< key of ChunkHeader::Check
+  uint64_t StartNs;        ///< CLOCK_MONOTONIC_COARSE at init
+  bool StrictAlignedAlloc; ///< glibc >= 2.38: aligned_alloc checks alignment
+  bool Finished;           ///< after the exit dump nothing more is recorded
+  uint32_t PendingDump;    ///< set by the dump signal's handler
+  Options Opts;
+  /// Another copy of malloc comes first in symbol lookup (a second copy of
+  /// this runtime, or another profiler): this copy writes nothing.
+  bool Inactive;
+};
+extern GlobalState G;
+
+struct ThreadState {
+  /// Set while this thread runs runtime code: allocations made meanwhile
+  /// (by libc on our behalf, or by a signal handler) go straight to glibc
+  /// and are not recorded.
+  uint8_t InRuntime;
+  uint8_t BoundsKnown;
+  uintptr_t StackLo, StackHi;
+};
+extern __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
+
+/// Sets the guard for a scope, restoring the previous value at its end.
+class RuntimeScope {
+public:
+  RuntimeScope() : Saved(TLS.InRuntime) { TLS.InRuntime = 1; }
+  ~RuntimeScope() { TLS.InRuntime = Saved; }
+  bool nested() const { return Saved != 0; }
+
+private:
+  uint8_t Saved;
+};
+
+void initCore();
+MEMPROF_ALWAYS_INLINE void ensureInit() {
+  if (MEMPROF_UNLIKELY(loadAcquire(&G.InitState) != 2))
+    initCore();
+}
+uint32_t nowMs();
+uint32_t currentCpu();
+
+//===-- Allocator.cpp -----------------------------------------------------===//
+
+/// A new chunk of \p Size bytes aligned to \p Align (0 or a power of two; a
+/// value <= 32 gives the default 32-byte alignment), recorded with the
+/// context above \p Frame. nullptr with errno = ENOMEM on failure.
+void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame);
+/// Frees ours, or hands a foreign pointer to glibc. Preserves errno.
+void deallocate(void *P);
+void *reallocate(void *P, size_t Size, const void *Frame);
+size_t usableSize(void *P);
+/// The header of \p P if the runtime allocated it, else nullptr.
+ChunkHeader *ownChunk(const void *P);
+
+/// A map from stack id to MIB; open addressing over mmap'd memory.
+struct MIBEntry {
+  uint32_t Key; ///< stack id; 0 = empty slot
+  uint32_t Pad;
+  MIB Block;
+};
+struct MIBMap {
+  MIBEntry *Entries;
+  uint64_t Capacity;
+  uint64_t Count;
+
+  /// Inserts \p M or merges it into the block already present (LLVM's
+  /// Merge). false when out of memory.
+  bool merge(uint32_t Key, const MIB &M);
+  void release();
+};
+
+/// Everything recorded since the start (or the last reset), plus every
+/// tracked live allocation as if freed now, merged into \p Out. With
+/// \p Reset, the table is emptied and the live allocations are forgotten in
+/// the same pass (each allocation lands in exactly one side). false if out
+/// of memory.
+bool collectProfile(MIBMap &Out, bool Reset);
+void resetProfile();
+
+void lockAllShards();
+void unlockAllShards();
+/// In the child after fork: an empty table and no tracked allocations.
+void resetShardsInChild();
+
+//===-- Profile.cpp -------------------------------------------------------===//
+
+/// Runs a dump requested by the dump signal, if any (called at safe points:
+/// the entry of an allocation or free, outside any runtime lock).
+void serviceDumpRequest();
+
+} // namespace rt
+} // namespace memprof
+
+extern "C" {
+/// Base of the shadow: one u64 access counter per 64-byte granule,
+/// counter(addr) = memprof_shadow_base + (addr >> 6) * 8.
+__attribute__((visibility("default"))) extern uintptr_t memprof_shadow_base;
+}
+
+#endif

@@ -1,0 +1,161 @@
+//===- StackDepot.cpp - Frame-pointer unwinding and stack interning -------===//
+#include "StackDepot.h"
+#include "Support.h"
+
+#include <string.h>
+
+namespace memprof {
+namespace rt {
+
+unsigned captureStack(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
+                      uintptr_t StackLo, uintptr_t StackHi) {
+  if (MaxDepth > MaxStackDepthLimit)
+    MaxDepth = MaxStackDepthLimit;
+  uintptr_t Fp = reinterpret_cast<uintptr_t>(Frame);
+  unsigned N = 0;
+  while (N < MaxDepth) {
+    // The interceptor's own frame (N == 0) is trusted; every later one must
+    // be a plausible frame of this thread's stack.
+    if (N != 0 && ((Fp & 7) || Fp < StackLo || Fp > StackHi - 16))
+      break;
+    const uintptr_t *F = reinterpret_cast<const uintptr_t *>(Fp);
+    uintptr_t Ret = F[1];
+    uintptr_t Next = F[0];
+    if (Ret < 4096)
+      break;
+    PCs[N++] = Ret - 1;
+    if (Next <= Fp)
+      break;
+    Fp = Next;
+  }
+  return N;
+}
+
+namespace {
+
+struct Node {
+  Node *Next;
+  uint64_t Hash;
+  uint32_t Id;
+  uint32_t NumPCs;
+  uint64_t *pcs() { return reinterpret_cast<uint64_t *>(this + 1); }
+};
+
+constexpr unsigned BucketBits = 18;
+constexpr unsigned NumLocks = 1024;
+constexpr unsigned IdPageBits = 12;
+constexpr unsigned NumIdPages = 4096;
+constexpr uint32_t MaxIds = NumIdPages << IdPageBits; // 16M stacks
+
+Node *Buckets[1u << BucketBits];
+SpinLock Locks[NumLocks];
+Node **IdPages[NumIdPages];
+uint32_t NextId = 1;
+uint64_t Dropped;
+
+uint64_t hashStack(const uint64_t *PCs, unsigned N) {
+  uint64_t H = 0x9E3779B97F4A7C15ULL ^ N;
+  for (unsigned I = 0; I < N; ++I)
+    H = ((H << 5 | H >> 59) ^ PCs[I]) * 0x9E3779B97F4A7C15ULL;
+  return mix64(H);
+}
+
+Node *find(Node *N, uint64_t Hash, const uint64_t *PCs, unsigned NumPCs) {
+  for (; N; N = loadAcquire(&N->Next))
+    if (N->Hash == Hash && N->NumPCs == NumPCs &&
+        memcmp(N->pcs(), PCs, NumPCs * sizeof(uint64_t)) == 0)
+      return N;
+  return nullptr;
+}
+
+bool publishId(uint32_t Id, Node *N) {
+  Node ***Slot = &IdPages[Id >> IdPageBits];
+  Node **Page = loadAcquire(Slot);
+  if (!Page) {
+    Node **Fresh =
+        static_cast<Node **>(arenaAllocate(sizeof(Node *) << IdPageBits));
+    if (!Fresh)
+      return false;
+    Node **Expected = nullptr;
+    // Losing the race leaks one page of the arena; harmless and rare.
+    if (__atomic_compare_exchange_n(Slot, &Expected, Fresh, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      Page = Fresh;
+    else
+      Page = Expected;
+  }
+  storeRelease(&Page[Id & ((1u << IdPageBits) - 1)], N);
+  return true;
+}
+
+} // namespace
+
+uint32_t depotPut(const uint64_t *PCs, unsigned NumPCs) {
+  uint64_t Hash = hashStack(PCs, NumPCs);
+  Node **Bucket = &Buckets[Hash & ((1u << BucketBits) - 1)];
+  if (Node *N = find(loadAcquire(Bucket), Hash, PCs, NumPCs))
+    return N->Id;
+
+  ScopedLock Guard(Locks[(Hash >> BucketBits) % NumLocks]);
+  // All inserts into this bucket hold this lock, so a re-scan is exact.
+  Node *Head = loadAcquire(Bucket);
+  if (Node *N = find(Head, Hash, PCs, NumPCs))
+    return N->Id;
+  uint32_t Id = __atomic_load_n(&NextId, __ATOMIC_RELAXED);
+  if (Id >= MaxIds) {
+    __atomic_fetch_add(&Dropped, 1, __ATOMIC_RELAXED);
+    return 0;
+  }
+  Node *N = static_cast<Node *>(
+      arenaAllocate(sizeof(Node) + NumPCs * sizeof(uint64_t)));
+  Id = __atomic_fetch_add(&NextId, 1u, __ATOMIC_RELAXED);
+  if (!N || Id >= MaxIds) {
+    __atomic_fetch_add(&Dropped, 1, __ATOMIC_RELAXED);
+    return 0;
+  }
+  N->Hash = Hash;
+  N->Id = Id;
+  N->NumPCs = NumPCs;
+  memcpy(N->pcs(), PCs, NumPCs * sizeof(uint64_t));
+  N->Next = Head;
+  if (!publishId(Id, N)) {
+    __atomic_fetch_add(&Dropped, 1, __ATOMIC_RELAXED);
+    return 0;
+  }
+  storeRelease(Bucket, N);
+  return Id;
+}
+
+const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs) {
+  if (Id == 0 || Id >= MaxIds)
+    return nullptr;
+  Node **Page = loadAcquire(&IdPages[Id >> IdPageBits]);
+  if (!Page)
+    return nullptr;
+  Node *N = loadAcquire(&Page[Id & ((1u << IdPageBits) - 1)]);
+  if (!N)
+    return nullptr;
+  NumPCs = N->NumPCs;
+  return N->pcs();
+}
+
+uint32_t depotMaxId() {
+  uint32_t Next = loadAcquire(&NextId);
+  return Next > MaxIds ? MaxIds - 1 : Next - 1;
+}
+
+uint64_t depotDropped() { return loadRelaxed(&Dropped); }
+
+// Inserts hold a bucket lock and then the arena lock, in that order.
+void depotLockAll() {
+  for (SpinLock &L : Locks)
+    L.lock();
+}
+
+void depotUnlockAll() {
+  for (SpinLock &L : Locks)
+    L.unlock();
+}
+
+} // namespace rt
+} // namespace memprof

@@ -1,0 +1,43 @@
+//===- StackDepot.h - Frame-pointer unwinding, stack interning --*- C++ -*-===//
+//
+// Stacks are interned to dense ids 1, 2, 3, ... (the raw profile's StackId).
+// Lookups are lock-free; inserting a new stack takes one of 1024 sharded
+// locks. Nodes live until exit, so ids and PCs stay valid for every dump.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_RUNTIME_STACKDEPOT_H
+#define MEMPROF_RUNTIME_STACKDEPOT_H
+
+#include <stdint.h>
+
+namespace memprof {
+namespace rt {
+
+constexpr unsigned MaxStackDepthLimit = 256;
+
+/// Walks the frame-pointer chain starting at the frame \p Frame (an
+/// interceptor's own __builtin_frame_address(0)), so the first PC is the
+/// interceptor's caller. Stores return address - 1 ("previous instruction",
+/// as LLVM's runtime does). Every frame read must lie inside [\p StackLo,
+/// \p StackHi), be 8-aligned and above the previous one, so a broken chain
+/// (code without frame pointers) ends the walk instead of faulting.
+unsigned captureStack(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
+                      uintptr_t StackLo, uintptr_t StackHi);
+
+/// The id of this stack, interning it if new; 0 if the depot is full or out
+/// of memory (the allocation is then not recorded).
+uint32_t depotPut(const uint64_t *PCs, unsigned NumPCs);
+/// The PCs of stack \p Id; nullptr for an unknown id.
+const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs);
+/// Largest id handed out so far.
+uint32_t depotMaxId();
+/// Stacks that could not be interned.
+uint64_t depotDropped();
+
+void depotLockAll();
+void depotUnlockAll();
+
+} // namespace rt
+} // namespace memprof
+
+#endif
