@@ -89,6 +89,8 @@ void MemInfoBlock::mergeCross(const MemInfoBlock &Other) {
 
 void MemInfoBlock::mergeCrossKnown(const MemInfoBlock &Other,
                                    uint32_t ThisKnown, uint32_t OtherKnown) {
+  if (ThisKnown == AllMIBFields && OtherKnown == AllMIBFields)
+    return mergeCross(Other);
   MemInfoBlock Merged = *this;
   Merged.mergeCross(Other);
   for (unsigned T = 1; T <= NumMIBTags; ++T) {

@@ -104,12 +104,20 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
     return E;
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
+    // The entry's size was checked above (needItems), so the fields are read
+    // straight from the bytes.
     TRY(StackId, C.read<uint64_t>("MIB stack id"));
     RawMIB R;
-    for (unsigned Tag = 1; Tag <= LastTag; ++Tag) {
-      TRY(V, C.readWidth(mibFieldWidth(Tag), mibFieldName(Tag)));
-      R.Info.set(Tag, V);
-    }
+    const char *Fields = C.current();
+    if (Error E = C.skip(EntrySize - 8, "MIB"))
+      return E;
+    unsigned Off = 0;
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  if (Tag <= LastTag) {                                                        \
+    R.Info.Name = support::endian::read<Type, endianness::little>(Fields + Off); \
+    Off += sizeof(Type);                                                       \
+  }
+#include "memprof/format/MIBFields.def"
     // The histogram pointer is an address in the profiled process.
     R.Info.AccessHistogram = 0;
     if (Version >= 4 && R.Info.AccessHistogramSize) {
