@@ -290,7 +290,15 @@ bool expandPattern(uint64_t Seq, char *Out) {
       break;
     }
   }
-  if (!HasSeq && Seq > 1) {
+  bool Device = false;
+  if (!HasSeq && Seq > 1 && L.Len < sizeof(L.Data)) {
+    // Dumps to a device or FIFO (such as /dev/null) always go to it: never
+    // invent sibling names beside it.
+    L.Data[L.Len] = 0;
+    struct stat St;
+    Device = stat(L.Data, &St) == 0 && !S_ISREG(St.st_mode);
+  }
+  if (!HasSeq && Seq > 1 && !Device) {
     size_t Slash = 0, Dot = 0;
     for (size_t I = 0; I < L.Len; ++I) {
       if (L.Data[I] == '/')
@@ -391,6 +399,15 @@ int writeProfileFile(const char *Path, const uint8_t *Buf, size_t N,
   if (close(Fd) != 0 && !Err) {
     Err = errno;
     What = "close";
+  }
+  // Never replace anything but a regular file (or a dangling name): if the
+  // target became a device, FIFO, directory or socket meanwhile, give up
+  // rather than rename over it.
+  struct stat Target;
+  if (!Err && lstat(Path, &Target) == 0 && !S_ISREG(Target.st_mode) &&
+      !S_ISLNK(Target.st_mode)) {
+    Err = EEXIST;
+    What = "the target is not a regular file; not replacing it";
   }
   if (!Err && rename(Temp, Path) != 0) {
     Err = errno;

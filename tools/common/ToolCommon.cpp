@@ -89,6 +89,24 @@ bool sameFile(StringRef A, StringRef B) {
 Error writeFileAtomically(StringRef Path, StringRef Data) {
   if (sys::fs::is_directory(Path))
     return makeError(ErrorCode::IO, "output is a directory");
+  // A device, FIFO or /dev/stdout is written in place: renaming a temporary
+  // file over it would replace the device itself.
+  sys::fs::file_status St;
+  if (!sys::fs::status(Path, St) && sys::fs::exists(St) &&
+      !sys::fs::is_regular_file(St)) {
+    std::error_code EC;
+    raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
+    if (EC)
+      return makeError(ErrorCode::IO, "cannot open: " + EC.message());
+    OS << Data;
+    OS.close();
+    if (OS.has_error()) {
+      std::string Msg = "write failed: " + OS.error().message();
+      OS.clear_error();
+      return makeError(ErrorCode::IO, Msg);
+    }
+    return Error::success();
+  }
   SmallString<256> Model(Path);
   Model += ".tmp-%%%%%%%%";
   int FD;

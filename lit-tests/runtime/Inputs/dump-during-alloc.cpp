@@ -13,6 +13,13 @@
 #include <unistd.h>
 #include <vector>
 
+// The test's own character device (mknod c 1 3 in its temp directory), so a
+// runtime bug can never replace the machine's /dev/null.
+static const char *nullDevice() {
+  const char *P = getenv("MEMPROF_TEST_NULL");
+  return P ? P : "/nonexistent/MEMPROF_TEST_NULL-unset";
+}
+
 extern "C" __attribute__((noinline)) void *site_freed(size_t N) { return malloc(N); }
 extern "C" __attribute__((noinline)) void *site_kept(size_t N) { return malloc(N); }
 
@@ -50,12 +57,12 @@ int main(int argc, char **argv) {
     T.join();
   Failed += memprof_dump() != 0; // dump number Dumps + 1: the final truth
   // Dumps to a device are written in place, never renamed over it.
-  if (memprof_set_output_path("/dev/null") != 0)
+  if (memprof_set_output_path(nullDevice()) != 0)
     return 1;
   for (int D = 0; D < 20; ++D)
     Failed += memprof_dump() != 0;
   struct stat St;
-  printf("devnull %s\n", stat("/dev/null", &St) == 0 && S_ISCHR(St.st_mode)
+  printf("devnull %s\n", stat(nullDevice(), &St) == 0 && S_ISCHR(St.st_mode)
                              ? "still a character device" : "REPLACED");
   printf("failed dumps %d\n", Failed);
   long Sum[4] = {};
