@@ -26,8 +26,8 @@ public:
     S.Status = PCSymbols::Ok;
     // Every third address is an inlined call inside another function.
     if (Addr % 3 == 0)
-      S.Frames.push_back({{Addr * 31, uint32_t(Addr), 1, true}, "", "", 0});
-    S.Frames.push_back({{Addr, uint32_t(Addr >> 3), 2, false}, "", "", 0});
+      S.Frames.push_back({{Addr * 31, uint32_t(Addr), 1, true}, "", "", 0, ""});
+    S.Frames.push_back({{Addr, uint32_t(Addr >> 3), 2, false}, "", "", 0, ""});
     return S;
   }
 };

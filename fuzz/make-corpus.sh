@@ -22,4 +22,19 @@ for v in 2 3 4; do
   llvm-profdata-22 merge --memprof-version=$v --memprof-full-schema s2.raw --profiled-binary sites -o v$v-full.profdata
 done
 cp v*.profdata "$here/corpus/indexed/"
+# Indexed profiles with memprof's names extension (docs/names-extension.md),
+# written by memprof-merge from $MEMPROF_BIN (default: build/bin).
+merge=${MEMPROF_BIN:-$here/../build/bin}/memprof-merge
+clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer -O0 \
+  "$here/../lit-tests/memprof-merge/Inputs/inline.cpp" -o inline
+python3 "$tools/run-profiled.py" in.raw ./inline 3 >/dev/null
+mkdir -p "$here/corpus/names"
+"$merge" -q s2.raw --profiled-binary sites -o "$here/corpus/names/sites.profdata"
+"$merge" -q --memprof-version=4 in.raw --profiled-binary inline -o "$here/corpus/names/inline-v4.profdata"
+# C++ names long enough that the string table is deflated.
+clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer -O1 \
+  "$here/../examples/wordfreq/wordfreq.cpp" -o wordfreq
+python3 "$tools/run-profiled.py" wf.raw ./wordfreq 1 >/dev/null
+"$merge" -q wf.raw --profiled-binary wordfreq --debug-dir /usr/lib/x86_64-linux-gnu \
+  -o "$here/corpus/names/wordfreq-zlib.profdata"
 echo "corpora written to $here/corpus"

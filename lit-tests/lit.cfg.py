@@ -30,3 +30,5 @@ config.substitutions.append(("%run-profiled", "python3 " + os.path.join(tools, "
 config.substitutions.append(("%check-totals", "python3 " + os.path.join(tools, "check-totals.py")))
 config.substitutions.append(("%mkraw", "python3 " + os.path.join(tools, "mkraw.py")))
 config.substitutions.append(("%check-rejects", "python3 " + os.path.join(tools, "check-rejects.py")))
+config.substitutions.append(("%llvm-part", "python3 " + os.path.join(tools, "llvm-part.py")))
+config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "check-show.py")))

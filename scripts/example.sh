@@ -23,6 +23,8 @@ build/bin/memprof-merge "$OUT"/run*.memprofraw --profiled-binary "$OUT/wordfreq"
 echo "== the merged profile, read back by llvm-profdata-22 (first 40 lines)"
 llvm-profdata-22 show --memory "$OUT/wordfreq.profdata" > "$OUT/wordfreq.yaml"
 sed -n 1,40p "$OUT/wordfreq.yaml"
+echo "== memprof-show: the top contexts, named from the profile itself"
+build/bin/memprof-show "$OUT/wordfreq.profdata" --top-contexts 3
 echo "== clang-22 compiles with it: -fmemory-profile-use"
 clang++-22 -O2 -fmemory-profile-use="$OUT/wordfreq.profdata" -c examples/wordfreq/wordfreq.cpp \
   -o "$OUT/wordfreq.o"

@@ -4,6 +4,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include <algorithm>
+#include <set>
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -14,7 +16,11 @@ void ProfileMerger::addContext(ArrayRef<Frame> Frames,
   SmallVector<FrameId, 8> Ids;
   for (const Frame &F : Frames)
     Ids.push_back(hashFrame(F));
-  CallStackId Id = hashCallStack(Ids);
+  addContext(hashCallStack(Ids), Frames, Info, Known);
+}
+
+void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
+                               const MemInfoBlock &Info, uint32_t Known) {
   auto [It, Inserted] = Contexts.try_emplace(Id);
   if (Inserted) {
     It->second.Frames.assign(Frames.begin(), Frames.end());
@@ -66,6 +72,8 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
     }
     Modules.emplace(Seg->BuildId, M);
   }
+  Stats.Modules.try_emplace(buildIdToHex(Seg->BuildId),
+                            M ? M->path().str() : std::string());
   if (!M) {
     auto &U = Stats.Unsymbolized[buildIdToHex(Seg->BuildId)];
     ++U.PCs;
@@ -77,6 +85,9 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
   if (Inserted) {
     CI->second = M->symbolize(Addr);
     ++Stats.DistinctPCsSymbolized;
+    if (CI->second.Status == PCSymbols::Ok)
+      for (const SymbolizedFrame &SF : CI->second.Frames)
+        observeFrame(SF, Seg->BuildId);
     if (CI->second.Status == PCSymbols::NoDebugInfo ||
         CI->second.Status == PCSymbols::Failed) {
       auto &U = Stats.Unsymbolized[buildIdToHex(Seg->BuildId)];
@@ -98,30 +109,54 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
     return P.Segments[A].Start < P.Segments[B].Start;
   });
 
-  // Per input, each distinct PC is resolved once.
-  std::unordered_map<uint64_t, const PCSymbols *> Local;
+  // Per input, each distinct PC is resolved once; frame ids are hashed once
+  // per symbolized address, so a context costs one hash of its frame ids.
+  struct LocalPC {
+    const PCSymbols *S = nullptr;
+    const SmallVector<FrameId, 2> *Ids = nullptr;
+  };
+  std::unordered_map<uint64_t, LocalPC> Local;
+  const bool KeepRawEntries = Stats.RawInputs == 1 && Contexts.empty() &&
+                              Stats.IndexedInputs == 0;
+  if (!KeepRawEntries)
+    RawEntries.clear(); // no longer a single raw input
+  std::vector<std::pair<uint64_t, CallStackId>> EntryIds; // StackId order
   size_t Kept = 0;
   SmallVector<Frame, 32> Frames;
+  SmallVector<FrameId, 32> Ids;
+  SmallVector<std::pair<uint64_t, unsigned>, 16> Chains;
   for (const auto &[StackId, MIB] : P.MIBs) {
     auto SI = P.Stacks.find(StackId);
     if (SI == P.Stacks.end())
       continue; // the reader rejects this; keep the merger total anyway
     Frames.clear();
+    Ids.clear();
+    Chains.clear();
     for (uint64_t PC : SI->second) {
-      auto [LI, New] = Local.try_emplace(PC, nullptr);
-      if (New)
-        LI->second = symbolizePC(P, Sorted, PC);
-      const PCSymbols *S = LI->second;
+      auto [LI, New] = Local.try_emplace(PC);
+      if (New) {
+        LI->second.S = symbolizePC(P, Sorted, PC);
+        if (LI->second.S && LI->second.S->Status == PCSymbols::Ok) {
+          auto [FI, NewIds] = FrameIds.try_emplace(LI->second.S);
+          if (NewIds)
+            for (const SymbolizedFrame &SF : LI->second.S->Frames)
+              FI->second.push_back(hashFrame(SF.F));
+          LI->second.Ids = &FI->second;
+        }
+      }
+      const PCSymbols *S = LI->second.S;
       if (!S)
         continue;
       if (S->Status == PCSymbols::Runtime) {
         ++Stats.RuntimeFramesDropped;
         continue;
       }
-      if (S->Status != PCSymbols::Ok)
+      if (S->Status != PCSymbols::Ok || S->Frames.empty())
         continue;
       for (const SymbolizedFrame &SF : S->Frames)
         Frames.push_back(SF.F);
+      Ids.append(LI->second.Ids->begin(), LI->second.Ids->end());
+      Chains.push_back({PC, unsigned(S->Frames.size())});
     }
     if (Frames.empty()) {
       ++Stats.DroppedContexts;
@@ -129,7 +164,11 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
       Stats.DroppedBytes += MIB.Info.TotalSize;
       continue;
     }
-    addContext(Frames, MIB.Info, AllMIBFields);
+    CallStackId Id = hashCallStack(Ids);
+    addContext(Id, Frames, MIB.Info, AllMIBFields);
+    if (KeepRawEntries)
+      RawEntries.push_back({Id, SmallVector<Frame, 16>(Frames.begin(), Frames.end()),
+                            MIB.Info, Chains});
     ++Kept;
   }
   if (Kept == 0 && !P.MIBs.empty()) {
@@ -163,9 +202,44 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
   return Error::success();
 }
 
+void ProfileMerger::observeFrame(const SymbolizedFrame &SF, StringRef BuildId) {
+  // Symbolizers name every frame they return; only a name that hashes to
+  // the frame's GUID is kept (fakes in tests may not).
+  const GUID G = SF.F.Function;
+  if (SF.FunctionName.empty() || functionGUID(SF.FunctionName) != G)
+    return;
+  FunctionNameInfo N;
+  N.LinkageName = SF.FunctionName;
+  N.DeclFile = SF.DeclFileName;
+  // LLVM's LineOffset is Line - DeclLine (mod 2^32).
+  N.DeclLine = SF.Line - SF.F.LineOffset;
+  N.BuildId = BuildId;
+  const FunctionNameInfo *Old = Names.function(G);
+  if (!Old || Old->LinkageName != N.LinkageName || Old->DeclFile != N.DeclFile ||
+      Old->DeclLine != N.DeclLine || Old->BuildId != N.BuildId) {
+    std::string Demangled = demangleName(N.LinkageName);
+    N.DemangledName = Demangled;
+    Names.addFunction(G, N);
+  }
+  if (!SF.FileName.empty())
+    Names.addLocation(G, SF.F.LineOffset, {SF.FileName, SF.Line});
+}
+
+void ProfileMerger::forEachContext(
+    function_ref<void(CallStackId, ArrayRef<Frame>, const MemInfoBlock &,
+                      uint32_t)>
+        Fn) const {
+  for (const auto &[Id, C] : Contexts)
+    Fn(Id, C.Frames, C.Info, C.Known);
+}
+
 void ProfileMerger::addIndexed(const IndexedMemProf &P,
-                               ArrayRef<uint8_t> Schema) {
+                               ArrayRef<uint8_t> Schema,
+                               const ProfileNames *InputNames) {
   ++Stats.IndexedInputs;
+  RawEntries.clear();
+  if (InputNames)
+    observeNames(P, *InputNames, Names);
   // An alloc site is attached to its leaf function's record and, when that
   // code was inlined, to each enclosing function's record too. Count each
   // context once: from the leaf function's record (summing the duplicate
@@ -207,7 +281,48 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
     addContext(P.stackFrames(CSId), F.Info, schemaMask(Schema));
 }
 
+// llvm-profdata's records for one raw profile (spec 2.5), entry by entry:
+// stack ids that symbolize alike stay separate alloc sites, and call sites
+// are told apart by PC, as LLVM's per-address frame lists are.
+IndexedMemProf ProfileMerger::buildLLVMExact() const {
+  IndexedMemProf Out;
+  U64MapVector<std::vector<uint64_t>> PerFunctionCallSites;
+  std::map<GUID, std::set<uint64_t>> Seen;
+  std::unordered_map<uint64_t, ArrayRef<Frame>> PCFrames;
+  for (const RawEntry &E : RawEntries) {
+    ArrayRef<Frame> Fs = E.Frames;
+    size_t Pos = 0;
+    for (size_t I = 0; I < E.Chains.size(); ++I) {
+      auto [PC, N] = E.Chains[I];
+      ArrayRef<Frame> Chain = Fs.slice(Pos, N);
+      PCFrames.try_emplace(PC, Chain);
+      for (size_t J = 0; J < Chain.size(); ++J) {
+        if (I == 0 && J == 0)
+          continue;
+        GUID G = Chain[J].Function;
+        if (Seen[G].insert(PC).second)
+          PerFunctionCallSites[G].push_back(PC);
+      }
+      Pos += N;
+    }
+    CallStackId CSId = Out.addCallStack(Fs);
+    for (const Frame &F : Fs) {
+      Out.Records[F.Function].AllocSites.push_back({CSId, E.Info});
+      if (!F.IsInlineFrame)
+        break;
+    }
+  }
+  for (const auto &[Guid, PCs] : PerFunctionCallSites) {
+    IndexedRecord &R = Out.Records[Guid];
+    for (uint64_t PC : PCs)
+      R.CallSites.push_back({Out.addCallStack(PCFrames[PC]), {}});
+  }
+  return Out;
+}
+
 IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
+  if (Order == RecordOrder::FirstAppearance && !RawEntries.empty())
+    return buildLLVMExact();
   std::vector<const Context *> Ctx;
   for (const auto &KV : Contexts)
     Ctx.push_back(&KV.second);

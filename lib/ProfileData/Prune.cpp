@@ -58,6 +58,7 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
     return A.first < B.first;
   });
   St.ContextsBefore = Sorted.size();
+  RawEntries.clear(); // a pruned profile is written in the canonical order
 
   std::vector<Item> Items;
   for (auto &[Id, C] : Sorted) {

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Symbolizer.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/ProfileNames.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -420,6 +421,13 @@ private:
   /// alias at the same address is a runtime entry point.
   const CodeSymbol *lookupSymbol(uint64_t Addr, bool &IsRuntime) const;
 
+public:
+  /// Adds the names of the symbol table's functions and of every DWARF
+  /// subprogram (with its declaration) to \p Names.
+  void addNames(ProfileNames &Names, function_ref<bool(GUID)> Wanted) const;
+
+private:
+
   std::string Path;
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<object::ObjectFile> Obj;
@@ -427,6 +435,7 @@ private:
   std::unique_ptr<NoteSink> Sink; // referenced by the DWARF error handlers
   std::string BuildId;
   bool HasDwarf = false;
+  DWARFContext *Dwarf = nullptr; // owned by Module; null without DWARF
   std::vector<ExecSegment> ExecSegments;
   std::vector<CodeSymbol> Symbols;  // by Addr
   std::vector<uint64_t> MaxEndUpTo; // max End over Symbols[0..I]
@@ -527,6 +536,8 @@ ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
     }
   }
 
+  if (M->HasDwarf)
+    M->Dwarf = Dwarf.get();
   Expected<std::unique_ptr<symbolize::SymbolizableObjectFile>> ModOr =
       symbolize::SymbolizableObjectFile::create(M->Obj.get(), std::move(Dwarf),
                                                 /*UntagAddresses=*/false);
@@ -683,11 +694,15 @@ PCSymbols ElfModule::symbolize(uint64_t BinaryAddress) {
 
 PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
   PCSymbols R;
-  // The call LLVM's RawMemProfReader makes (spec 2.2).
+  // The call LLVM's RawMemProfReader makes (spec 2.2), except that file
+  // names come as absolute paths instead of raw line-table entries: frames
+  // do not depend on file names, and the runtime check looks only at the
+  // base name, which both kinds share.
   DIInliningInfo Info = Module->symbolizeInlinedCode(
       {Addr, object::SectionedAddress::UndefSection},
-      DILineInfoSpecifier(DILineInfoSpecifier::FileLineInfoKind::RawValue,
-                          DILineInfoSpecifier::FunctionNameKind::LinkageName),
+      DILineInfoSpecifier(
+          DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+          DILineInfoSpecifier::FunctionNameKind::LinkageName),
       /*UseSymbolTable=*/false);
   const uint32_t NumFrames = Info.getNumberOfFrames();
   if (NumFrames > 0 && Info.getFrame(0).FunctionName != DILineInfo::BadString) {
@@ -705,6 +720,8 @@ PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
       if (L.FileName != DILineInfo::BadString)
         SF.FileName = L.FileName;
       SF.Line = L.Line;
+      if (L.StartFileName != DILineInfo::BadString)
+        SF.DeclFileName = L.StartFileName;
       R.Frames.push_back(std::move(SF));
     }
     return R;
@@ -728,6 +745,55 @@ PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
   SF.FunctionName = S->Name;
   R.Frames.push_back(std::move(SF));
   return R;
+}
+
+void ElfModule::addNames(ProfileNames &Names,
+                         function_ref<bool(GUID)> Wanted) const {
+  FunctionNameInfo N;
+  N.BuildId = BuildId;
+  std::string Demangled;
+  // DWARF first: it knows declarations and functions that exist only
+  // inlined. The symbol table adds what DWARF lacks (addFunction keeps the
+  // entry with a declaration file).
+  if (Dwarf) {
+    for (const std::unique_ptr<DWARFUnit> &CU : Dwarf->compile_units()) {
+      for (const DWARFDebugInfoEntry &Entry : CU->dies()) {
+        DWARFDie Die(CU.get(), &Entry);
+        if (Die.getTag() != dwarf::DW_TAG_subprogram ||
+            Die.find(dwarf::DW_AT_declaration))
+          continue;
+        // The name the symbolizer gives the function (linkage name, else
+        // the plain name), through abstract origins and specifications.
+        const char *Name = Die.getSubroutineName(DINameKind::LinkageName);
+        if (!Name || !*Name)
+          continue;
+        N.LinkageName = Name;
+        const GUID G = functionGUID(N.LinkageName);
+        if (Wanted && !Wanted(G))
+          continue;
+        Demangled = demangleName(N.LinkageName);
+        N.DemangledName = Demangled;
+        std::string File = Die.getDeclFile(
+            DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath);
+        N.DeclFile = File;
+        N.DeclLine = uint32_t(Die.getDeclLine());
+        Names.addFunction(G, N);
+      }
+    }
+  }
+  N.DeclFile = StringRef();
+  N.DeclLine = 0;
+  for (const CodeSymbol &S : Symbols) {
+    if (!S.IsFunc)
+      continue;
+    N.LinkageName = S.Name;
+    const GUID G = functionGUID(N.LinkageName);
+    if (Wanted && !Wanted(G))
+      continue;
+    Demangled = demangleName(N.LinkageName);
+    N.DemangledName = Demangled;
+    Names.addFunction(G, N);
+  }
 }
 
 /// The paths where a search directory may hold the file of build id \p Hex.
@@ -952,6 +1018,16 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
 
 const std::vector<std::string> &ElfBinaryLocator::notes() const {
   return P->Notes;
+}
+
+Error addBinaryNames(StringRef Path, ProfileNames &Names,
+                     std::vector<std::string> *Notes,
+                     function_ref<bool(GUID)> Wanted) {
+  Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, Notes);
+  if (!MOr)
+    return MOr.takeError();
+  (*MOr)->addNames(Names, Wanted);
+  return Error::success();
 }
 
 } // namespace memprof

@@ -3,6 +3,7 @@
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/Merge.h"
+#include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/Support/InitLLVM.h"
@@ -10,6 +11,8 @@
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <fstream>
 #include <optional>
 
 using namespace llvm;
@@ -22,11 +25,12 @@ struct Input {
   std::unique_ptr<MemoryBuffer> Buffer;
   std::optional<RawProfile> Raw;
   std::optional<IndexedMemProf> Indexed;
+  std::optional<ProfileNames> Names;
   IndexedProfileInfo Info;
   Error Err = Error::success();
 };
 
-void loadInput(Input &In) {
+void loadInput(Input &In, bool ReadNames) {
   auto BufOrErr = tool::readInput(In.Path);
   if (!BufOrErr) {
     In.Err = BufOrErr.takeError();
@@ -35,6 +39,20 @@ void loadInput(Input &In) {
   In.Buffer = std::move(*BufOrErr);
   StringRef Data = In.Buffer->getBuffer();
   if (isIndexedProfile(Data)) {
+    if (ReadNames) {
+      // The LLVM part must stand on its own: it is read without the names.
+      NamesExtensionInfo NI;
+      auto N = readNamesExtension(Data, &NI);
+      if (!N) {
+        In.Err = N.takeError();
+        In.Buffer.reset();
+        return;
+      }
+      if (NI.Present) {
+        Data = Data.take_front(NI.Offset);
+        In.Names = std::move(*N);
+      }
+    }
     auto P = readIndexedProfile(Data, &In.Info);
     if (!P)
       In.Err = P.takeError();
@@ -71,7 +89,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> Inputs, Binaries, DebugDirs, ListFiles;
   std::string Output, FailureMode = "any";
   unsigned Threads = 0, MemProfVersion = 3;
-  bool FullSchema = false, Quiet = false;
+  bool FullSchema = false, Quiet = false, NoNames = false;
   App.add_option("inputs", Inputs, "Raw (.memprofraw) or indexed (.profdata) profiles");
   App.add_option("-o,--output", Output, "Output indexed profile")->required();
   App.add_option("--profiled-binary", Binaries,
@@ -99,6 +117,10 @@ int main(int argc, char **argv) {
       ->capture_default_str();
   App.add_flag("--memprof-full-schema", FullSchema,
                "Write all 27 MemInfoBlock fields instead of the hot/cold four");
+  App.add_flag("--no-names", NoNames,
+               "Write only LLVM's bytes: no names extension (function names, "
+               "files and lines after the LLVM part), and ignore the names "
+               "extensions of indexed inputs");
   App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
   PruneOptions Prune;
   App.add_option("--prune-min-bytes", Prune.MinBytes,
@@ -137,42 +159,14 @@ int main(int argc, char **argv) {
     if (tool::sameFile(I, Output))
       tool::fatal(I, "the output would overwrite this input; choose another -o");
 
-  // Read and parse in parallel; results stay in input order.
-  std::vector<Input> Ins(Inputs.size());
-  for (size_t I = 0; I < Inputs.size(); ++I)
-    Ins[I].Path = Inputs[I];
-  {
-    ThreadPoolStrategy S = hardware_concurrency(Threads);
-    if (Inputs.size() == 1 || S.compute_thread_count() <= 1) {
-      for (Input &In : Ins)
-        loadInput(In);
-    } else {
-      DefaultThreadPool Pool(S);
-      for (Input &In : Ins)
-        Pool.async([&In] { loadInput(In); });
-      Pool.wait();
-    }
-  }
-
-  unsigned Bad = 0;
+  // The symbolizer is needed if any input is raw: look at the magic only.
   bool AnyRaw = false;
-  for (Input &In : Ins) {
-    if (In.Err) {
-      ++Bad;
-      if (FailureMode == "any")
-        tool::error(In.Path, std::move(In.Err));
-      else
-        tool::warning(In.Path, toString(std::move(In.Err)) + "; skipped");
-      continue;
-    }
-    AnyRaw |= In.Raw.has_value();
+  for (const std::string &Path : Inputs) {
+    char Magic[8];
+    std::ifstream F(Path, std::ios::binary);
+    if (F.read(Magic, 8) && isRawProfile(StringRef(Magic, 8)))
+      AnyRaw = true;
   }
-  if (Bad && (FailureMode == "any" || Bad == Ins.size())) {
-    if (FailureMode == "all")
-      tool::error("", "every input is bad; nothing to merge");
-    return 1;
-  }
-
   std::unique_ptr<ElfBinaryLocator> Locator;
   if (AnyRaw) {
     auto L = ElfBinaryLocator::create(Binaries, DebugDirs);
@@ -181,28 +175,52 @@ int main(int argc, char **argv) {
     Locator = std::move(*L);
   }
 
+  // Inputs are read and parsed in parallel in bounded batches, then merged
+  // in input order and released, so memory stays bounded by a batch. Every
+  // bad input is reported, in input order.
   ProfileMerger Merger(Locator.get());
-  unsigned Used = 0;
-  for (Input &In : Ins) {
-    if (In.Err) {
-      consumeError(std::move(In.Err));
-      continue;
+  ThreadPoolStrategy Strategy = hardware_concurrency(Threads);
+  const unsigned NumThreads = Strategy.compute_thread_count();
+  std::optional<DefaultThreadPool> Pool;
+  if (Inputs.size() > 1 && NumThreads > 1)
+    Pool.emplace(Strategy);
+  const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
+  unsigned Bad = 0, Used = 0;
+  for (size_t Begin = 0; Begin < Inputs.size(); Begin += BatchSize) {
+    size_t End = std::min(Inputs.size(), Begin + BatchSize);
+    std::vector<Input> Ins(End - Begin);
+    for (size_t I = Begin; I < End; ++I)
+      Ins[I - Begin].Path = Inputs[I];
+    for (Input &In : Ins) {
+      if (Pool)
+        Pool->async([&In, NoNames] { loadInput(In, !NoNames); });
+      else
+        loadInput(In, !NoNames);
     }
-    if (In.Raw) {
-      if (Error E = Merger.addRaw(*In.Raw)) {
+    if (Pool)
+      Pool->wait();
+    for (Input &In : Ins) {
+      Error E = std::move(In.Err);
+      if (!E && In.Raw)
+        E = Merger.addRaw(*In.Raw);
+      if (E) {
         ++Bad;
         if (FailureMode == "any")
-          tool::fatal(In.Path, std::move(E));
-        tool::warning(In.Path, toString(std::move(E)) + "; skipped");
+          tool::error(In.Path, std::move(E));
+        else
+          tool::warning(In.Path, toString(std::move(E)) + "; skipped");
         continue;
       }
-      In.Raw.reset();
-    } else {
-      Merger.addIndexed(*In.Indexed, In.Info.Schema);
-      In.Indexed.reset();
+      if (Bad && FailureMode == "any")
+        continue; // the merge fails anyway; keep looking for bad inputs
+      if (In.Indexed)
+        Merger.addIndexed(*In.Indexed, In.Info.Schema,
+                          In.Names ? &*In.Names : nullptr);
+      ++Used;
     }
-    ++Used;
   }
+  if (Bad && FailureMode == "any")
+    return 1;
   if (Used == 0)
     tool::fatal("", "every input is bad; nothing to merge");
 
@@ -235,7 +253,7 @@ int main(int argc, char **argv) {
   }
   // One raw input keeps llvm-profdata's order (byte identity); anything else,
   // or a pruned profile, is written in the canonical order.
-  RecordOrder Order = (Ins.size() == 1 && AnyRaw && !Pruning)
+  RecordOrder Order = (Inputs.size() == 1 && AnyRaw && !Pruning)
                           ? RecordOrder::FirstAppearance
                           : RecordOrder::Canonical;
   IndexedMemProf Merged = Merger.build(Order);
@@ -246,16 +264,30 @@ int main(int argc, char **argv) {
   auto WS = writeIndexedProfile(Merged, WO, Bytes);
   if (!WS)
     tool::fatal(Output, WS.takeError());
+  NamesExtensionStats NS;
+  if (!NoNames) {
+    ProfileNames &Names = Merger.names();
+    Names.markUnobservedFrames(Merged);
+    auto N = appendNamesExtension(Bytes, Merged, Names);
+    if (!N)
+      tool::fatal(Output, N.takeError());
+    NS = *N;
+  }
   if (WS->SaturatedFields)
     tool::warning("", Twine(WS->SaturatedFields) +
                           " 32-bit MemInfoBlock fields overflowed and were "
                           "saturated (counter_overflow)");
   if (Error E = tool::writeFileAtomically(Output, StringRef(Bytes.data(), Bytes.size())))
     tool::fatal(Output, std::move(E));
+  std::string NamesNote;
+  if (NS.TotalBytes)
+    NamesNote = (", names of " + Twine(NS.NumFunctions) + " (" +
+                 Twine(NS.TotalBytes) + " bytes)")
+                    .str();
   if (!Quiet)
     tool::note(Twine("merged ") + Twine(Used) + " input" +
                (Used == 1 ? "" : "s") + ": " + Twine(Merger.numContexts()) +
                " allocation contexts, " + Twine(Merged.Records.size()) +
-               " functions -> " + Output);
+               " functions" + NamesNote + " -> " + Output);
   return 0;
 }

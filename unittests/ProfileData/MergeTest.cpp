@@ -28,7 +28,7 @@ public:
     PCSymbols S;
     S.Status = PCSymbols::Ok;
     for (const Frame &F : Chain)
-      S.Frames.push_back({F, "", "", 0});
+      S.Frames.push_back({F, "", "", 0, ""});
     Table[Addr] = S;
   }
 };

@@ -10,10 +10,12 @@
 #define MEMPROF_PROFILEDATA_MERGE_H
 
 #include "memprof/ProfileData/MemProfData.h"
+#include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include <map>
 #include <string>
 
@@ -36,6 +38,9 @@ struct MergeStats {
   /// Keyed by build id in hex ("" for addresses outside every segment).
   std::map<std::string, UnsymbolizedModule> Unsymbolized;
   uint64_t DistinctPCsSymbolized = 0;
+  /// Every module a PC fell into, by build id in hex: the file that
+  /// symbolized it, or "" when no binary was found.
+  std::map<std::string, std::string> Modules;
 };
 
 enum class RecordOrder {
@@ -76,8 +81,9 @@ public:
   llvm::Error addRaw(const RawProfile &P);
 
   /// Adds the MemProf data of an indexed profile whose blocks hold only the
-  /// fields of \p Schema.
-  void addIndexed(const IndexedMemProf &P, llvm::ArrayRef<uint8_t> Schema);
+  /// fields of \p Schema, and the names it carries, if any.
+  void addIndexed(const IndexedMemProf &P, llvm::ArrayRef<uint8_t> Schema,
+                  const ProfileNames *Names = nullptr);
 
   /// Prunes the merged contexts (implemented in Prune.cpp). Totals over all
   /// contexts are preserved; the result depends only on the merged content.
@@ -88,6 +94,19 @@ public:
 
   const MergeStats &stats() const { return Stats; }
   size_t numContexts() const { return Contexts.size(); }
+
+  /// Names of every function and frame symbolized or read so far. Where
+  /// observations disagree the smallest wins (ProfileNames), so the result
+  /// does not depend on input order.
+  const ProfileNames &names() const { return Names; }
+  ProfileNames &names() { return Names; }
+
+  /// Calls \p Fn for each merged context (frames leaf first, the merged
+  /// block, the mask of fields some input supplied), in insertion order.
+  void forEachContext(
+      llvm::function_ref<void(CallStackId, llvm::ArrayRef<Frame>,
+                              const MemInfoBlock &, uint32_t Known)>
+          Fn) const;
 
 private:
   struct Context {
@@ -102,17 +121,36 @@ private:
 
   void addContext(llvm::ArrayRef<Frame> Frames, const MemInfoBlock &Info,
                   uint32_t Known);
+  void addContext(CallStackId Id, llvm::ArrayRef<Frame> Frames,
+                  const MemInfoBlock &Info, uint32_t Known);
+  IndexedMemProf buildLLVMExact() const;
+  void observeFrame(const SymbolizedFrame &SF, llvm::StringRef BuildId);
   const PCSymbols *symbolizePC(const RawProfile &P,
                                llvm::ArrayRef<size_t> SortedSegs, uint64_t PC);
 
   BinaryLocator *Locator;
   MergeStats Stats;
+  ProfileNames Names;
   U64MapVector<Context> Contexts;
   /// Call sites read from indexed inputs, per function (they may carry callee
   /// GUIDs that contexts cannot reproduce).
   std::map<GUID, U64MapVector<CallSite>> ExtraCallSites;
   /// Symbolization cache across inputs: (module, binary address) -> result.
-  llvm::DenseMap<std::pair<ModuleSymbolizer *, uint64_t>, PCSymbols> Cache;
+  /// A node-based map: addRaw keeps pointers to its values across later
+  /// insertions, which a DenseMap would move when it grows.
+  std::map<std::pair<ModuleSymbolizer *, uint64_t>, PCSymbols> Cache;
+  /// Frame ids of each cached result, computed once (Cache values are stable).
+  std::unordered_map<const PCSymbols *, llvm::SmallVector<FrameId, 2>> FrameIds;
+  /// With one raw input, what llvm-profdata keeps: one entry per raw stack id
+  /// in file order (two stack ids that symbolize alike stay two entries), and
+  /// each entry's PC chains identified by PC (see buildLLVMExact).
+  struct RawEntry {
+    CallStackId Id;
+    llvm::SmallVector<Frame, 16> Frames;
+    MemInfoBlock Info;
+    llvm::SmallVector<std::pair<uint64_t, unsigned>, 16> Chains; // PC, frames
+  };
+  std::vector<RawEntry> RawEntries;
   /// Build id -> module (null when no binary has it), looked up once.
   std::map<std::string, ModuleSymbolizer *> Modules;
 };

@@ -11,6 +11,7 @@
 #define MEMPROF_PROFILEDATA_SYMBOLIZER_H
 
 #include "memprof/ProfileData/MemProfData.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <memory>
@@ -33,8 +34,9 @@ std::string buildIdToHex(llvm::StringRef BuildId);
 struct SymbolizedFrame {
   Frame F;
   std::string FunctionName; // linkage name as found (DWARF or symbol table)
-  std::string FileName;     // empty when unknown
+  std::string FileName;     // absolute path; empty when unknown
   uint32_t Line = 0;        // source line (not the offset); 0 when unknown
+  std::string DeclFileName; // the function's DW_AT_decl_file; may be empty
 };
 
 /// The result for one PC.
@@ -97,6 +99,19 @@ private:
   struct Impl;
   std::unique_ptr<Impl> P;
 };
+
+class ProfileNames;
+
+/// Adds the function names an ELF binary holds to \p Names: every function
+/// of its symbol table (GUID = MD5 of the canonical linkage name) and, where
+/// it has DWARF, every subprogram with its declaration file and line,
+/// functions that exist only inlined included. For indexed profiles without
+/// the names extension (llvm-profdata's). \p Notes collects recoverable
+/// DWARF problems.
+/// Only GUIDs \p Wanted accepts are added (all when it is null).
+llvm::Error addBinaryNames(llvm::StringRef Path, ProfileNames &Names,
+                           std::vector<std::string> *Notes = nullptr,
+                           llvm::function_ref<bool(GUID)> Wanted = nullptr);
 
 } // namespace memprof
 

@@ -1,0 +1,163 @@
+//===- Report.h - What memprof-show prints: ranked contexts and a summary -*- C++ -*-===//
+//
+// A ReportLoader reads raw and indexed profiles (ours with names, and
+// llvm-profdata's, named from the profiled binaries) through ProfileMerger,
+// so a report of several inputs shows exactly what memprof-merge would
+// write. buildReport ranks the merged allocation contexts and summarizes
+// them; the printers write text, JSON or YAML (schema: docs/memprof-show.md).
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_REPORT_H
+#define MEMPROF_PROFILEDATA_REPORT_H
+
+#include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/Merge.h"
+#include "memprof/ProfileData/ProfileNames.h"
+#include "memprof/ProfileData/Symbolizer.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace memprof {
+
+enum class SortKey {
+  Bytes,    // TotalSize
+  Count,    // AllocCount
+  Accesses, // TotalAccessCount
+  Lifetime, // average lifetime (TotalLifetime / AllocCount)
+  Density,  // average lifetime access density (the cold classifier's metric)
+};
+std::optional<SortKey> parseSortKey(llvm::StringRef Name);
+llvm::StringRef sortKeyName(SortKey K);
+
+struct ReportOptions {
+  /// How many contexts to list (after the filter), highest first.
+  size_t TopContexts = 10;
+  SortKey Sort = SortKey::Bytes;
+  /// Lowest first instead.
+  bool Reverse = false;
+  /// Extended regular expressions; a context is listed when any of its
+  /// frames' demangled or linkage names (or 0x GUID, if unnamed) contains a
+  /// match of any of them. Empty: every context.
+  std::vector<std::string> FunctionFilters;
+};
+
+/// One input file as the report describes it.
+struct ReportInput {
+  std::string Path;
+  bool Raw = false;
+  uint64_t MemProfVersion = 0; // indexed only
+  MIBSchema Schema;            // the fields the file stores
+  /// Where the names come from: "symbolized" (raw), "profile" (our
+  /// extension), "binary" (--profiled-binary), or "none".
+  std::string Names;
+};
+
+struct ReportFrame {
+  GUID Function = 0;
+  uint32_t LineOffset = 0;
+  uint32_t Column = 0;
+  bool IsInlineFrame = false;
+  std::string Name;        // demangled; empty when the GUID has no name
+  std::string LinkageName; // empty when unknown
+  std::string File;        // empty when unknown
+  uint32_t Line = 0;       // 0 when unknown
+};
+
+/// A value some inputs' schemas may not hold.
+template <typename T> using Maybe = std::optional<T>;
+
+struct ReportContext {
+  CallStackId Id = 0;
+  std::vector<ReportFrame> Frames; // allocation site first, root last
+  MemInfoBlock Info;
+  uint32_t Known = 0; // bit T-1 for field tag T
+  std::optional<AllocClass> Class; // unknown when the fields are missing
+  std::string ModuleBuildId;       // hex, of the allocation site; may be ""
+
+  Maybe<uint64_t> field(MIBTag T) const;
+  /// Total / AllocCount; unknown when either is.
+  Maybe<double> average(MIBTag Total) const;
+};
+
+struct ClassTotals {
+  uint64_t Contexts = 0;
+  uint64_t Allocations = 0;
+  uint64_t Bytes = 0;
+};
+
+struct ModuleTotals {
+  std::string BuildId; // hex; "" for contexts whose site has no module
+  std::string Path;    // the binary that symbolized it (raw inputs)
+  ClassTotals Sites;   // contexts whose allocation site lies in it
+  uint64_t UnsymbolizedPCs = 0;
+  std::string Reason;  // why those were not symbolized
+};
+
+struct ReportSummary {
+  ClassTotals All, Cold, NotCold, Hot, Unclassified;
+  uint64_t Functions = 0, NamedFunctions = 0;
+  uint64_t Frames = 0, FramesWithLocation = 0;
+  std::vector<ModuleTotals> Modules;
+  /// Raw inputs only: what symbolization lost.
+  bool AnyRaw = false;
+  uint64_t DroppedContexts = 0, DroppedAllocations = 0, DroppedBytes = 0;
+  uint64_t UnsymbolizedPCs = 0, RuntimeFramesDropped = 0;
+};
+
+struct Report {
+  std::vector<ReportInput> Inputs;
+  ReportOptions Options;
+  ReportSummary Summary;
+  /// Totals of the contexts the filter selected (all when no filter).
+  ClassTotals Selected;
+  std::vector<ReportContext> Contexts; // the top ones, in rank order
+  std::vector<std::string> Notes;      // caveats, e.g. a sort key not stored
+};
+
+/// Ranks and summarizes the contexts of \p M, named by \p Names.
+llvm::Expected<Report> buildReport(const ProfileMerger &M,
+                                   const ProfileNames &Names,
+                                   std::vector<ReportInput> Inputs,
+                                   const ReportOptions &Opts);
+
+void printReportText(const Report &R, llvm::raw_ostream &OS);
+void printReportJSON(const Report &R, llvm::raw_ostream &OS);
+void printReportYAML(const Report &R, llvm::raw_ostream &OS);
+
+/// Reads inputs for a report.
+class ReportLoader {
+public:
+  /// \p ProfiledBinaries and \p DebugDirs symbolize raw inputs; the
+  /// binaries also name llvm-profdata's indexed files. With \p IgnoreNames
+  /// the names extension of indexed inputs is not read.
+  static llvm::Expected<std::unique_ptr<ReportLoader>>
+  create(const std::vector<std::string> &ProfiledBinaries,
+         const std::vector<std::string> &DebugDirs, bool IgnoreNames);
+  ~ReportLoader();
+
+  /// Adds one file, raw or indexed, from its bytes.
+  llvm::Error add(llvm::StringRef Path, llvm::StringRef Bytes);
+  /// Names indexed inputs that carry none from the profiled binaries, then
+  /// builds the report.
+  llvm::Expected<Report> build(const ReportOptions &Opts);
+  /// Recoverable problems met on the way (skipped files, DWARF errors).
+  std::vector<std::string> notes() const;
+
+private:
+  ReportLoader() = default;
+  std::vector<std::string> Binaries;
+  bool IgnoreNames = false;
+  std::unique_ptr<ElfBinaryLocator> Locator;
+  std::unique_ptr<ProfileMerger> Merger;
+  std::vector<ReportInput> Inputs;
+  std::vector<std::string> BinaryNotes;
+};
+
+} // namespace memprof
+
+#endif

@@ -1,0 +1,910 @@
+//===- ProfileNames.cpp - Names of a profile and their on-disk extension ---===//
+//
+// The extension (docs/names-extension.md) sits after the last LLVM-defined
+// byte, so LLVM's readers never see it. It is found from the end of the file
+// (a 16-byte footer), and everything in it is untrusted: sections must tile
+// the extension exactly, varints stay inside their section, string offsets
+// inside the string table, file-tree parents precede their children (so no
+// cycle can exist), and the bytes materialized are bounded by the file size.
+//
+//===----------------------------------------------------------------------===//
+#include "memprof/ProfileData/ProfileNames.h"
+#include "memprof/ProfileData/DataCursor.h"
+#include "memprof/ProfileData/Error.h"
+#include "memprof/format/NamesFormat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/Support/Compression.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/LEB128.h"
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <vector>
+
+using namespace llvm;
+
+namespace memprof {
+
+//===----------------------------------------------------------------------===//
+// The in-memory model
+//===----------------------------------------------------------------------===//
+
+static auto orderKey(const FunctionNameInfo &N) {
+  return std::make_tuple(N.LinkageName, N.DemangledName, N.DeclFile.empty(),
+                         N.DeclFile, N.DeclLine, N.BuildId.empty(), N.BuildId);
+}
+
+bool FunctionNameInfo::operator<(const FunctionNameInfo &O) const {
+  return orderKey(*this) < orderKey(O);
+}
+
+bool FunctionNameInfo::operator==(const FunctionNameInfo &O) const {
+  return orderKey(*this) == orderKey(O);
+}
+
+std::string demangleName(StringRef LinkageName) {
+  return llvm::demangle(std::string_view(LinkageName.data(), LinkageName.size()));
+}
+
+ProfileNames::ProfileNames() : Strings(std::make_unique<Pool>()) {}
+
+ProfileNames::ProfileNames(const ProfileNames &O) : ProfileNames() {
+  merge(O);
+  // merge() drops explicit unknowns; copy them too.
+  for (const auto &[Key, L] : O.Locations)
+    if (!L.known())
+      Locations.try_emplace(Key, SourceLocation());
+}
+
+ProfileNames &ProfileNames::operator=(const ProfileNames &O) {
+  if (this != &O) {
+    ProfileNames Copy(O);
+    *this = std::move(Copy);
+  }
+  return *this;
+}
+
+StringRef ProfileNames::save(StringRef S) {
+  if (S.empty())
+    return StringRef();
+  if (!Strings)
+    Strings = std::make_unique<Pool>();
+  size_t Before = Strings->Alloc.getBytesAllocated();
+  StringRef R = Strings->Saver.save(S);
+  PoolBytes += Strings->Alloc.getBytesAllocated() - Before;
+  return R;
+}
+
+void ProfileNames::addFunction(GUID G, const FunctionNameInfo &N) {
+  if (N.LinkageName.empty() || functionGUID(N.LinkageName) != G)
+    return;
+  auto It = Functions.find(G);
+  if (It != Functions.end() && !(N < It->second))
+    return;
+  FunctionNameInfo Saved;
+  Saved.LinkageName = save(N.LinkageName);
+  Saved.DemangledName = save(N.DemangledName);
+  Saved.DeclFile = save(N.DeclFile);
+  Saved.DeclLine = N.DeclLine;
+  Saved.BuildId = save(N.BuildId);
+  Functions[G] = Saved;
+}
+
+void ProfileNames::addLocation(GUID G, uint32_t LineOffset, SourceLocation L) {
+  if (!L.known())
+    return;
+  auto [It, New] = Locations.try_emplace({G, LineOffset});
+  if (!New && It->second.known() && !(L < It->second))
+    return;
+  It->second = {save(L.File), L.Line};
+}
+
+void ProfileNames::setLocation(GUID G, uint32_t LineOffset, SourceLocation L) {
+  Locations[{G, LineOffset}] =
+      L.known() ? SourceLocation{save(L.File), L.Line} : SourceLocation();
+}
+
+void ProfileNames::merge(const ProfileNames &O) {
+  for (const auto &[G, N] : O.Functions)
+    addFunction(G, N);
+  for (const auto &[Key, L] : O.Locations)
+    addLocation(Key.first, Key.second, L);
+}
+
+const FunctionNameInfo *ProfileNames::function(GUID G) const {
+  auto It = Functions.find(G);
+  return It == Functions.end() ? nullptr : &It->second;
+}
+
+SourceLocation ProfileNames::derivedLocation(GUID G,
+                                             uint32_t LineOffset) const {
+  const FunctionNameInfo *N = function(G);
+  if (!N || N->DeclFile.empty())
+    return {};
+  return {N->DeclFile, N->DeclLine + LineOffset};
+}
+
+std::optional<SourceLocation>
+ProfileNames::observedLocation(GUID G, uint32_t LineOffset) const {
+  auto It = Locations.find({G, LineOffset});
+  if (It == Locations.end())
+    return std::nullopt;
+  return It->second;
+}
+
+SourceLocation ProfileNames::location(GUID G, uint32_t LineOffset) const {
+  if (auto L = observedLocation(G, LineOffset))
+    return *L;
+  return derivedLocation(G, LineOffset);
+}
+
+void ProfileNames::markUnobservedFrames(const IndexedMemProf &P) {
+  for (const auto &KV : P.Frames) {
+    const Frame &F = KV.second;
+    if (Functions.count(F.Function))
+      Locations.try_emplace({F.Function, F.LineOffset}, SourceLocation());
+  }
+}
+
+void observeNames(const IndexedMemProf &P, const ProfileNames &From,
+                  ProfileNames &Into) {
+  std::set<GUID> Seen;
+  auto Add = [&](GUID G) {
+    if (const FunctionNameInfo *N = From.function(G))
+      if (Seen.insert(G).second)
+        Into.addFunction(G, *N);
+  };
+  for (const auto &KV : P.Records) {
+    Add(KV.first);
+    for (const IndexedCallSite &CS : KV.second.CallSites)
+      for (GUID G : CS.CalleeGuids)
+        Add(G);
+  }
+  for (const auto &KV : P.Frames) {
+    const Frame &F = KV.second;
+    if (!From.function(F.Function))
+      continue;
+    Add(F.Function);
+    SourceLocation L = From.location(F.Function, F.LineOffset);
+    if (L.known())
+      Into.addLocation(F.Function, F.LineOffset, L);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Writer
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+void writeULEB(SmallVectorImpl<char> &Out, uint64_t V) {
+  uint8_t Buf[10];
+  unsigned N = encodeULEB128(V, Buf);
+  Out.append(reinterpret_cast<char *>(Buf), reinterpret_cast<char *>(Buf) + N);
+}
+
+void write32(SmallVectorImpl<char> &Out, uint32_t V) {
+  char Buf[4];
+  support::endian::write32le(Buf, V);
+  Out.append(Buf, Buf + 4);
+}
+
+void write64(SmallVectorImpl<char> &Out, uint64_t V) {
+  char Buf[8];
+  support::endian::write64le(Buf, V);
+  Out.append(Buf, Buf + 8);
+}
+
+/// A string table with tail merging: a string that ends another is stored
+/// once, inside it. The layout depends only on the set of strings.
+class StringTableWriter {
+public:
+  void add(StringRef S) { Set.insert(S); }
+
+  Error finish() {
+    std::vector<StringRef> Sorted(Set.begin(), Set.end());
+    // By reversed content: a string that is a suffix of another sorts
+    // immediately before some string that ends with it.
+    llvm::sort(Sorted, [](StringRef A, StringRef B) {
+      return std::lexicographical_compare(A.rbegin(), A.rend(), B.rbegin(),
+                                          B.rend());
+    });
+    for (size_t I = Sorted.size(); I-- > 0;) {
+      StringRef S = Sorted[I];
+      if (S.contains('\0'))
+        return makeError(ErrorCode::Malformed,
+                         "name contains a NUL byte: " + S.substr(0, 64));
+      if (I + 1 < Sorted.size() && Sorted[I + 1].ends_with(S)) {
+        StringRef Next = Sorted[I + 1];
+        Offsets[S] = Offsets[Next] + Next.size() - S.size();
+        continue;
+      }
+      Offsets[S] = Bytes.size();
+      Bytes.append(S.begin(), S.end());
+      Bytes.push_back('\0');
+    }
+    if (Bytes.size() > UINT32_MAX)
+      return makeError(ErrorCode::TooLarge,
+                       "names string table exceeds 4 GiB");
+    return Error::success();
+  }
+
+  uint64_t offset(StringRef S) const { return Offsets.find(S)->second; }
+  const SmallVector<char, 0> &bytes() const { return Bytes; }
+
+private:
+  std::set<StringRef> Set;
+  std::map<StringRef, uint64_t> Offsets;
+  SmallVector<char, 0> Bytes;
+};
+
+/// The reverse prefix tree of file paths: one node per distinct directory
+/// prefix and file, each a name plus a link to its parent.
+class FileTreeWriter {
+public:
+  void add(StringRef Path) {
+    if (!Path.empty())
+      Paths.insert(Path);
+  }
+
+  /// Builds nodes in the order a walk of the sorted paths creates them, so
+  /// every parent precedes its children.
+  void finish(StringTableWriter &Strings) {
+    for (StringRef Path : Paths) {
+      SmallVector<StringRef, 16> Parts;
+      Path.split(Parts, '/');
+      uint64_t Parent = 0; // 0: none; else node index + 1
+      for (StringRef Part : Parts) {
+        auto [It, New] = Index.try_emplace({Parent, Part}, Nodes.size() + 1);
+        if (New) {
+          Nodes.push_back({Part, Parent});
+          Strings.add(Part);
+        }
+        Parent = It->second;
+      }
+      Ref[Path] = Parent;
+    }
+  }
+
+  /// Node index + 1 of \p Path, 0 for an empty path.
+  uint64_t ref(StringRef Path) const {
+    return Path.empty() ? 0 : Ref.find(Path)->second;
+  }
+
+  void emit(SmallVectorImpl<char> &Out, const StringTableWriter &Strings) const {
+    writeULEB(Out, Nodes.size());
+    for (const Node &N : Nodes) {
+      writeULEB(Out, Strings.offset(N.Name));
+      writeULEB(Out, N.Parent);
+    }
+  }
+  size_t size() const { return Nodes.size(); }
+
+private:
+  struct Node {
+    StringRef Name;
+    uint64_t Parent;
+  };
+  std::set<StringRef> Paths;
+  std::map<std::pair<uint64_t, StringRef>, uint64_t> Index;
+  std::map<StringRef, uint64_t> Ref;
+  std::vector<Node> Nodes;
+};
+
+} // namespace
+
+Expected<NamesExtensionStats>
+appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
+                     const ProfileNames &Names) {
+  NamesExtensionStats Stats;
+  if (Out.size() % 8 != 0)
+    return makeError(ErrorCode::Malformed,
+                     "the LLVM part is not a multiple of 8 bytes");
+
+  // The functions P mentions that have names, by GUID.
+  std::set<GUID> Wanted;
+  for (const auto &KV : P.Records) {
+    Wanted.insert(KV.first);
+    for (const IndexedCallSite &CS : KV.second.CallSites)
+      Wanted.insert(CS.CalleeGuids.begin(), CS.CalleeGuids.end());
+  }
+  for (const auto &KV : P.Frames)
+    Wanted.insert(KV.second.Function);
+  std::vector<std::pair<GUID, const FunctionNameInfo *>> Funcs;
+  std::map<GUID, uint64_t> FuncIndex;
+  for (GUID G : Wanted)
+    if (const FunctionNameInfo *N = Names.function(G)) {
+      FuncIndex[G] = Funcs.size();
+      Funcs.push_back({G, N});
+    }
+  if (Funcs.empty())
+    return Stats;
+
+  // Frames whose location the function's declaration does not imply.
+  struct FrameEntry {
+    uint64_t Func;
+    uint32_t LineOffset;
+    SourceLocation Loc;
+  };
+  std::map<std::pair<uint64_t, uint32_t>, SourceLocation> Exceptions;
+  for (const auto &KV : P.Frames) {
+    const Frame &F = KV.second;
+    auto FI = FuncIndex.find(F.Function);
+    if (FI == FuncIndex.end())
+      continue;
+    SourceLocation Want = Names.location(F.Function, F.LineOffset);
+    if (!Want.known())
+      Want = SourceLocation();
+    if (Want != Names.derivedLocation(F.Function, F.LineOffset))
+      Exceptions[{FI->second, F.LineOffset}] = Want;
+  }
+
+  StringTableWriter Strings;
+  FileTreeWriter Files;
+  std::set<StringRef> Modules;
+  for (const auto &[G, N] : Funcs) {
+    Strings.add(N->LinkageName);
+    Strings.add(N->DemangledName);
+    Files.add(N->DeclFile);
+    if (!N->BuildId.empty()) {
+      if (N->BuildId.size() > names::MaxBuildIdBytes)
+        return makeError(ErrorCode::Malformed,
+                         "build id of " + Twine(N->BuildId.size()) +
+                             " bytes is too long for the names extension");
+      Modules.insert(N->BuildId);
+    }
+  }
+  for (const auto &KV : Exceptions)
+    Files.add(KV.second.File);
+  Files.finish(Strings);
+  if (Error E = Strings.finish())
+    return std::move(E);
+  std::map<StringRef, uint64_t> ModuleRef;
+  for (StringRef M : Modules)
+    ModuleRef[M] = ModuleRef.size() + 1;
+
+  SmallVector<char, 0> ModuleBytes, FileBytes, FuncBytes, FrameBytes;
+  writeULEB(ModuleBytes, Modules.size());
+  for (StringRef M : Modules) {
+    writeULEB(ModuleBytes, M.size());
+    ModuleBytes.append(M.begin(), M.end());
+  }
+  Files.emit(FileBytes, Strings);
+  writeULEB(FuncBytes, Funcs.size());
+  // No GUIDs: each is the MD5 of its linkage name, which the reader
+  // recomputes (and finds in increasing order).
+  for (const auto &[G, N] : Funcs) {
+    writeULEB(FuncBytes, Strings.offset(N->LinkageName));
+    writeULEB(FuncBytes, Strings.offset(N->DemangledName));
+    writeULEB(FuncBytes, Files.ref(N->DeclFile));
+    writeULEB(FuncBytes, N->DeclLine);
+    writeULEB(FuncBytes, N->BuildId.empty() ? 0 : ModuleRef[N->BuildId]);
+  }
+  writeULEB(FrameBytes, Exceptions.size());
+  uint64_t PrevFunc = 0;
+  for (const auto &[Key, Loc] : Exceptions) {
+    writeULEB(FrameBytes, Key.first - PrevFunc);
+    PrevFunc = Key.first;
+    writeULEB(FrameBytes, Key.second);
+    writeULEB(FrameBytes, Files.ref(Loc.File));
+    writeULEB(FrameBytes, Loc.known() ? Loc.Line : 0);
+  }
+  for (const auto *Section : {&ModuleBytes, &FileBytes, &FuncBytes, &FrameBytes})
+    if (Section->size() > UINT32_MAX)
+      return makeError(ErrorCode::TooLarge,
+                       "a names extension section exceeds 4 GiB");
+
+  // Names, demangled C++ names above all, repeat themselves: deflate the
+  // string table when that makes it smaller.
+  ArrayRef<uint8_t> RawStrings(
+      reinterpret_cast<const uint8_t *>(Strings.bytes().data()),
+      Strings.bytes().size());
+  SmallVector<uint8_t, 0> Zipped;
+  uint32_t Flags = 0;
+  if (compression::zlib::isAvailable() && !RawStrings.empty()) {
+    compression::zlib::compress(RawStrings, Zipped,
+                                compression::zlib::BestSizeCompression);
+    if (Zipped.size() < RawStrings.size())
+      Flags |= names::FlagStringsZlib;
+  }
+  ArrayRef<uint8_t> StoredStrings =
+      (Flags & names::FlagStringsZlib) ? ArrayRef<uint8_t>(Zipped) : RawStrings;
+
+  const uint64_t Start = Out.size();
+  write64(Out, names::HeaderMagic);
+  write32(Out, names::Version);
+  write32(Out, Flags);
+  write64(Out, Start);
+  write32(Out, uint32_t(StoredStrings.size()));
+  write32(Out, uint32_t(ModuleBytes.size()));
+  write32(Out, uint32_t(FileBytes.size()));
+  write32(Out, uint32_t(FuncBytes.size()));
+  write32(Out, uint32_t(FrameBytes.size()));
+  write32(Out, (Flags & names::FlagStringsZlib) ? uint32_t(RawStrings.size())
+                                                : 0);
+  Out.append(StoredStrings.begin(), StoredStrings.end());
+  Out.append(ModuleBytes.begin(), ModuleBytes.end());
+  Out.append(FileBytes.begin(), FileBytes.end());
+  Out.append(FuncBytes.begin(), FuncBytes.end());
+  Out.append(FrameBytes.begin(), FrameBytes.end());
+  while (Out.size() % 8 != 0)
+    Out.push_back(0);
+  const uint64_t Size = Out.size() + names::FooterSize - Start;
+  write64(Out, Size);
+  write64(Out, names::FooterMagic);
+
+  Stats.TotalBytes = Size;
+  Stats.StringTableBytes = StoredStrings.size();
+  Stats.StringTableRawBytes = RawStrings.size();
+  Stats.ModuleTableBytes = ModuleBytes.size();
+  Stats.FileTableBytes = FileBytes.size();
+  Stats.FunctionTableBytes = FuncBytes.size();
+  Stats.FrameTableBytes = FrameBytes.size();
+  Stats.NumFunctions = Funcs.size();
+  Stats.NumFileNodes = Files.size();
+  Stats.NumFrameEntries = Exceptions.size();
+  return Stats;
+}
+
+//===----------------------------------------------------------------------===//
+// Reader
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+Error malformed(const Twine &Msg, uint64_t Offset) {
+  return makeError(ErrorCode::Malformed, "names extension: " + Msg, Offset);
+}
+
+/// \p S for a message: at most 80 bytes, anything but printable ASCII as
+/// \xx escapes.
+std::string printable(StringRef S) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  printEscapedString(S.take_front(80), OS);
+  return Out;
+}
+
+/// Reads one section: varints bounded by the section, strings by the table.
+class SectionCursor {
+public:
+  SectionCursor(StringRef Data, uint64_t Base, StringRef Name)
+      : C(Data, Base), Name(Name) {}
+
+  Expected<uint64_t> uleb(const Twine &What) {
+    const uint64_t At = C.absoluteOffset();
+    const uint8_t *P = reinterpret_cast<const uint8_t *>(C.current());
+    const uint8_t *End = P + C.remaining();
+    unsigned N = 0;
+    const char *Err = nullptr;
+    uint64_t V = decodeULEB128(P, &N, End, &Err);
+    if (Err)
+      return malformed(Name + " " + What + ": " + Err, At);
+    if (Error E = C.skip(N, What))
+      return std::move(E);
+    return V;
+  }
+
+  Expected<uint32_t> uleb32(const Twine &What) {
+    const uint64_t At = C.absoluteOffset();
+    auto V = uleb(What);
+    if (!V)
+      return V.takeError();
+    if (*V > UINT32_MAX)
+      return malformed(Name + " " + What + " " + Twine(*V) +
+                           " does not fit in 32 bits",
+                       At);
+    return uint32_t(*V);
+  }
+
+  /// Reads a count and checks that that many items of at least \p MinSize
+  /// bytes fit in what remains.
+  Expected<uint64_t> count(uint64_t MinSize, const Twine &What) {
+    const uint64_t At = C.absoluteOffset();
+    auto N = uleb(What + " count");
+    if (!N)
+      return N.takeError();
+    if (MinSize && *N > C.remaining() / MinSize)
+      return malformed(Name + " " + What + " count " + Twine(*N) +
+                           " does not fit in the " + Twine(C.remaining()) +
+                           " bytes that remain",
+                       At);
+    return *N;
+  }
+
+  Error finish() {
+    if (!C.atEnd())
+      return malformed(Name + " has " + Twine(C.remaining()) +
+                           " bytes after its last entry",
+                       C.absoluteOffset());
+    return Error::success();
+  }
+
+  DataCursor C;
+  std::string Name;
+};
+
+struct ExtensionReader {
+  StringRef Buffer;
+  uint64_t Start = 0, ExtSize = 0;
+  uint64_t Budget = 0;
+  ProfileNames Names;
+  StringRef StringTable;
+  SmallVector<uint8_t, 0> Inflated;
+  std::vector<StringRef> ModuleIds;
+  struct Node {
+    StringRef Name;
+    uint64_t Parent; // index + 1, 0 for a root
+    uint64_t Length; // of the whole path
+  };
+  std::vector<Node> Nodes;
+  std::vector<std::optional<StringRef>> Paths;
+  std::vector<GUID> FuncGuids;
+
+  Error spend() {
+    if (Names.pooledBytes() > Budget)
+      return makeError(ErrorCode::TooLarge,
+                       "names extension: names expand to more than " +
+                           Twine(Budget) + " bytes",
+                       Start);
+    return Error::success();
+  }
+
+  Expected<StringRef> string(uint64_t Offset, const Twine &What,
+                             uint64_t At) {
+    if (Offset >= StringTable.size())
+      return malformed(What + " string offset " + Twine(Offset) +
+                           " is outside the string table of " +
+                           Twine(StringTable.size()) + " bytes",
+                       At);
+    StringRef S = StringTable.substr(Offset);
+    S = S.take_until([](char C) { return C == '\0'; });
+    StringRef Saved = Names.save(S);
+    if (Error E = spend())
+      return std::move(E);
+    return Saved;
+  }
+
+  Expected<StringRef> path(uint64_t Ref, const Twine &What, uint64_t At) {
+    if (Ref == 0)
+      return StringRef();
+    if (Ref > Nodes.size())
+      return malformed(What + " file " + Twine(Ref) + " is not a node of the " +
+                           Twine(Nodes.size()) + "-node file table",
+                       At);
+    const size_t I = Ref - 1;
+    if (Paths[I])
+      return *Paths[I];
+    std::string S(Nodes[I].Length, '\0');
+    size_t End = S.size();
+    // Parents precede children, so this walk ends within I steps.
+    for (uint64_t N = Ref; N != 0; N = Nodes[N - 1].Parent) {
+      const Node &Cur = Nodes[N - 1];
+      End -= Cur.Name.size();
+      memcpy(&S[End], Cur.Name.data(), Cur.Name.size());
+      if (Cur.Parent != 0)
+        S[--End] = '/';
+    }
+    Paths[I] = Names.save(S);
+    if (Error E = spend())
+      return std::move(E);
+    return *Paths[I];
+  }
+
+  Error readModules(SectionCursor &S) {
+    auto N = S.count(1, "module");
+    if (!N)
+      return N.takeError();
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      auto Len = S.uleb("build id length");
+      if (!Len)
+        return Len.takeError();
+      if (*Len > names::MaxBuildIdBytes)
+        return malformed("module " + Twine(I) + " build id length " +
+                             Twine(*Len) + " exceeds " +
+                             Twine(names::MaxBuildIdBytes),
+                         At);
+      auto Bytes = S.C.readBytes(*Len, "build id");
+      if (!Bytes)
+        return Bytes.takeError();
+      ModuleIds.push_back(Names.save(*Bytes));
+    }
+    return S.finish();
+  }
+
+  Error readFiles(SectionCursor &S) {
+    auto N = S.count(2, "file node");
+    if (!N)
+      return N.takeError();
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      auto NameOff = S.uleb("file node name");
+      if (!NameOff)
+        return NameOff.takeError();
+      auto Parent = S.uleb("file node parent");
+      if (!Parent)
+        return Parent.takeError();
+      // Each link points at an earlier node: the tree cannot hold a cycle.
+      if (*Parent > I)
+        return malformed("file node " + Twine(I) + " parent " +
+                             Twine(*Parent) + " does not precede it",
+                         At);
+      if (*NameOff >= StringTable.size())
+        return malformed("file node " + Twine(I) + " string offset " +
+                             Twine(*NameOff) +
+                             " is outside the string table of " +
+                             Twine(StringTable.size()) + " bytes",
+                         At);
+      StringRef Name = StringTable.substr(*NameOff).take_until(
+          [](char C) { return C == '\0'; });
+      uint64_t Len = Name.size();
+      if (*Parent)
+        Len += Nodes[*Parent - 1].Length + 1;
+      if (Len > names::MaxPathBytes)
+        return malformed("file node " + Twine(I) + " path of " + Twine(Len) +
+                             " bytes exceeds " + Twine(names::MaxPathBytes),
+                         At);
+      Nodes.push_back({Name, *Parent, Len});
+    }
+    Paths.resize(Nodes.size());
+    return S.finish();
+  }
+
+  Error readFunctions(SectionCursor &S) {
+    auto N = S.count(5, "function");
+    if (!N)
+      return N.takeError();
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      auto Linkage = S.uleb("linkage name");
+      if (!Linkage)
+        return Linkage.takeError();
+      auto Demangled = S.uleb("demangled name");
+      if (!Demangled)
+        return Demangled.takeError();
+      auto File = S.uleb("declaration file");
+      if (!File)
+        return File.takeError();
+      auto Line = S.uleb32("declaration line");
+      if (!Line)
+        return Line.takeError();
+      auto Module = S.uleb("module");
+      if (!Module)
+        return Module.takeError();
+
+      FunctionNameInfo Info;
+      auto L = string(*Linkage, "function " + Twine(I) + " linkage name", At);
+      if (!L)
+        return L.takeError();
+      Info.LinkageName = *L;
+      if (Info.LinkageName.empty())
+        return malformed("function " + Twine(I) + " has an empty linkage name",
+                         At);
+      // The GUID is the linkage name's; functions come in GUID order.
+      const GUID G = functionGUID(Info.LinkageName);
+      if (!FuncGuids.empty() && G <= FuncGuids.back())
+        return malformed("function " + Twine(I) + " '" +
+                             printable(Info.LinkageName) + "' has GUID 0x" +
+                             Twine::utohexstr(G) +
+                             ", not above the previous function's 0x" +
+                             Twine::utohexstr(FuncGuids.back()),
+                         At);
+      auto D = string(*Demangled, "function " + Twine(I) + " demangled name",
+                      At);
+      if (!D)
+        return D.takeError();
+      Info.DemangledName = *D;
+      auto P = path(*File, "function " + Twine(I), At);
+      if (!P)
+        return P.takeError();
+      Info.DeclFile = *P;
+      Info.DeclLine = *Line;
+      if (*Module > ModuleIds.size())
+        return malformed("function " + Twine(I) + " module " + Twine(*Module) +
+                             " is not one of the " + Twine(ModuleIds.size()) +
+                             " modules",
+                         At);
+      if (*Module)
+        Info.BuildId = ModuleIds[*Module - 1];
+      Names.addFunction(G, Info);
+      FuncGuids.push_back(G);
+    }
+    return S.finish();
+  }
+
+  Error readFrames(SectionCursor &S) {
+    auto N = S.count(4, "frame");
+    if (!N)
+      return N.takeError();
+    uint64_t Func = 0;
+    std::optional<std::pair<uint64_t, uint32_t>> Prev;
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      auto Delta = S.uleb("frame function delta");
+      if (!Delta)
+        return Delta.takeError();
+      if (*Delta >= FuncGuids.size() - Func)
+        return malformed("frame " + Twine(I) + " function index " +
+                             Twine(Func) + " + " + Twine(*Delta) +
+                             " is not one of the " + Twine(FuncGuids.size()) +
+                             " functions",
+                         At);
+      Func += *Delta;
+      auto Offset = S.uleb32("frame line offset");
+      if (!Offset)
+        return Offset.takeError();
+      auto File = S.uleb("frame file");
+      if (!File)
+        return File.takeError();
+      auto Line = S.uleb32("frame line");
+      if (!Line)
+        return Line.takeError();
+      std::pair<uint64_t, uint32_t> Key{Func, *Offset};
+      if (Prev && !(*Prev < Key))
+        return malformed("frame " + Twine(I) +
+                             " is not ordered after the previous frame",
+                         At);
+      Prev = Key;
+      if (*File == 0 && *Line != 0)
+        return malformed("frame " + Twine(I) + " has line " + Twine(*Line) +
+                             " but no file",
+                         At);
+      auto P = path(*File, "frame " + Twine(I), At);
+      if (!P)
+        return P.takeError();
+      Names.setLocation(FuncGuids[Func], *Offset, {*P, *Line});
+    }
+    return S.finish();
+  }
+
+  Error read(NamesExtensionInfo &Info) {
+    const uint64_t Size = Buffer.size();
+    const uint64_t FooterAt = Size - names::FooterSize;
+    ExtSize = support::endian::read64le(Buffer.data() + FooterAt);
+    if (ExtSize < names::HeaderSize + names::FooterSize || ExtSize > Size)
+      return malformed("extension size " + Twine(ExtSize) +
+                           " does not fit the file of " + Twine(Size) +
+                           " bytes",
+                       FooterAt);
+    Start = Size - ExtSize;
+    if (Start % 8 != 0)
+      return malformed("extension starts at " + Twine(Start) +
+                           ", which is not 8-byte aligned",
+                       FooterAt);
+    Budget = (16ULL << 20) + 64 * ExtSize;
+    Info = {true, Start, ExtSize};
+
+    DataCursor H(Buffer.substr(Start, names::HeaderSize), Start);
+    auto Magic = H.read<uint64_t>("names header magic");
+    if (!Magic)
+      return Magic.takeError();
+    if (*Magic != names::HeaderMagic)
+      return makeError(ErrorCode::BadMagic,
+                       "names extension: no header magic where the footer "
+                       "says the extension starts",
+                       Start);
+    auto Version = H.read<uint32_t>("names version");
+    if (!Version)
+      return Version.takeError();
+    if (*Version != names::Version)
+      return makeError(ErrorCode::UnsupportedVersion,
+                       "names extension version " + Twine(*Version) +
+                           "; this tool reads version " +
+                           Twine(names::Version),
+                       Start + 8);
+    auto Flags = H.read<uint32_t>("names flags");
+    if (!Flags)
+      return Flags.takeError();
+    if (*Flags & ~names::FlagStringsZlib)
+      return makeError(ErrorCode::UnsupportedVersion,
+                       "names extension flags 0x" + Twine::utohexstr(*Flags) +
+                           " are not supported",
+                       Start + 12);
+    auto LLVMSize = H.read<uint64_t>("names LLVM part size");
+    if (!LLVMSize)
+      return LLVMSize.takeError();
+    if (*LLVMSize != Start)
+      return malformed("LLVM part size " + Twine(*LLVMSize) +
+                           " is not the extension's offset " + Twine(Start),
+                       Start + 16);
+    uint32_t Sizes[5];
+    uint64_t Sum = 0;
+    for (unsigned I = 0; I < 5; ++I) {
+      auto V = H.read<uint32_t>("names section size");
+      if (!V)
+        return V.takeError();
+      Sizes[I] = *V;
+      Sum += *V;
+    }
+    auto RawSize = H.read<uint32_t>("names string table raw size");
+    if (!RawSize)
+      return RawSize.takeError();
+    const bool Zipped = *Flags & names::FlagStringsZlib;
+    if (!Zipped && *RawSize != 0)
+      return malformed("string table raw size is " + Twine(*RawSize) +
+                           " but the table is not compressed",
+                       Start + 44);
+    const uint64_t Body = ExtSize - names::HeaderSize - names::FooterSize;
+    if (Sum > Body || Body - Sum >= 8)
+      return malformed("section sizes add up to " + Twine(Sum) +
+                           " bytes but the extension holds " + Twine(Body),
+                       Start + 24);
+    uint64_t Pos = Start + names::HeaderSize;
+    for (uint64_t I = Pos + Sum; I < FooterAt; ++I)
+      if (Buffer[I] != 0)
+        return malformed("padding byte is not zero", I);
+
+    StringTable = Buffer.substr(Pos, Sizes[0]);
+    if (Zipped) {
+      if (*RawSize > names::MaxInflateRatio * Sizes[0] + 64)
+        return malformed("string table of " + Twine(Sizes[0]) +
+                             " compressed bytes claims to inflate to " +
+                             Twine(*RawSize),
+                         Start + 44);
+      if (!compression::zlib::isAvailable())
+        return makeError(ErrorCode::UnsupportedVersion,
+                         "names extension: the string table is "
+                         "zlib-compressed and this build has no zlib",
+                         Pos);
+      if (Error E = compression::zlib::decompress(
+              arrayRefFromStringRef(StringTable), Inflated, *RawSize)) {
+        std::string Why = toString(std::move(E));
+        return malformed("string table does not inflate: " + Why, Pos);
+      }
+      if (Inflated.size() != *RawSize)
+        return malformed("string table inflates to " +
+                             Twine(Inflated.size()) + " bytes, not " +
+                             Twine(*RawSize),
+                         Pos);
+      StringTable = toStringRef(Inflated);
+    }
+    if (!StringTable.empty() && StringTable.back() != '\0')
+      return malformed("string table does not end with a NUL byte",
+                       Zipped ? Pos : Pos + Sizes[0] - 1);
+    Pos += Sizes[0];
+    SectionCursor Mods(Buffer.substr(Pos, Sizes[1]), Pos, "module table");
+    if (Error E = readModules(Mods))
+      return E;
+    Pos += Sizes[1];
+    SectionCursor Files(Buffer.substr(Pos, Sizes[2]), Pos, "file table");
+    if (Error E = readFiles(Files))
+      return E;
+    Pos += Sizes[2];
+    SectionCursor Funcs(Buffer.substr(Pos, Sizes[3]), Pos, "function table");
+    if (Error E = readFunctions(Funcs))
+      return E;
+    Pos += Sizes[3];
+    SectionCursor Frames(Buffer.substr(Pos, Sizes[4]), Pos, "frame table");
+    return readFrames(Frames);
+  }
+};
+
+} // namespace
+
+bool hasNamesExtension(StringRef Buffer) {
+  return Buffer.size() >= names::FooterSize &&
+         support::endian::read64le(Buffer.data() + Buffer.size() - 8) ==
+             names::FooterMagic;
+}
+
+Expected<ProfileNames> readNamesExtension(StringRef Buffer,
+                                          NamesExtensionInfo *InfoOut) {
+  NamesExtensionInfo Info;
+  if (!hasNamesExtension(Buffer)) {
+    if (InfoOut)
+      *InfoOut = Info;
+    return ProfileNames();
+  }
+  ExtensionReader R;
+  R.Buffer = Buffer;
+  if (Error E = R.read(Info))
+    return std::move(E);
+  if (InfoOut)
+    *InfoOut = Info;
+  return std::move(R.Names);
+}
+
+} // namespace memprof

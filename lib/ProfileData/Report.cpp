@@ -1,0 +1,946 @@
+//===- Report.cpp - Ranked allocation contexts, summary and printers ------===//
+//
+// Only the listed contexts are materialized with names and locations; the
+// ranking works on the merged blocks alone, so the time grows with the
+// number of contexts, not with their depth times the names.
+//
+//===----------------------------------------------------------------------===//
+#include "memprof/ProfileData/Report.h"
+#include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/RawReader.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Regex.h"
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+using namespace llvm;
+
+namespace memprof {
+
+std::optional<SortKey> parseSortKey(StringRef Name) {
+  return StringSwitch<std::optional<SortKey>>(Name)
+      .Case("bytes", SortKey::Bytes)
+      .Case("count", SortKey::Count)
+      .Case("accesses", SortKey::Accesses)
+      .Case("lifetime", SortKey::Lifetime)
+      .Case("density", SortKey::Density)
+      .Default(std::nullopt);
+}
+
+StringRef sortKeyName(SortKey K) {
+  switch (K) {
+  case SortKey::Bytes:
+    return "bytes";
+  case SortKey::Count:
+    return "count";
+  case SortKey::Accesses:
+    return "accesses";
+  case SortKey::Lifetime:
+    return "lifetime";
+  case SortKey::Density:
+    return "density";
+  }
+  return "bytes";
+}
+
+static bool knows(uint32_t Known, MIBTag T) {
+  return Known & (1u << (unsigned(T) - 1));
+}
+
+Maybe<uint64_t> ReportContext::field(MIBTag T) const {
+  if (!knows(Known, T))
+    return std::nullopt;
+  return Info.get(unsigned(T));
+}
+
+Maybe<double> ReportContext::average(MIBTag Total) const {
+  auto N = field(MIBTag::AllocCount);
+  auto V = field(Total);
+  if (!N || !V || *N == 0)
+    return std::nullopt;
+  return double(*V) / double(*N);
+}
+
+static StringRef className(AllocClass C) {
+  switch (C) {
+  case AllocClass::Cold:
+    return "cold";
+  case AllocClass::NotCold:
+    return "notcold";
+  case AllocClass::Hot:
+    return "hot";
+  }
+  return "notcold";
+}
+
+namespace {
+
+struct Candidate {
+  CallStackId Id;
+  ArrayRef<Frame> Frames;
+  const MemInfoBlock *Info;
+  uint32_t Known;
+  std::optional<AllocClass> Class;
+  double Key;
+};
+
+std::optional<AllocClass> classify(const MemInfoBlock &I, uint32_t Known) {
+  if (!knows(Known, MIBTag::AllocCount) ||
+      !knows(Known, MIBTag::TotalLifetime) ||
+      !knows(Known, MIBTag::TotalLifetimeAccessDensity))
+    return std::nullopt;
+  // LLVM holds AllocCount as a u32; classify the value a file would store.
+  return classifyAllocation(I.TotalLifetimeAccessDensity,
+                            std::min<uint64_t>(I.AllocCount, UINT32_MAX),
+                            I.TotalLifetime);
+}
+
+double sortValue(const MemInfoBlock &I, SortKey K) {
+  auto Avg = [&](uint64_t V) {
+    return I.AllocCount ? double(V) / double(I.AllocCount) : 0.0;
+  };
+  switch (K) {
+  case SortKey::Bytes:
+    return double(I.TotalSize);
+  case SortKey::Count:
+    return double(I.AllocCount);
+  case SortKey::Accesses:
+    return double(I.TotalAccessCount);
+  case SortKey::Lifetime:
+    return Avg(I.TotalLifetime);
+  case SortKey::Density:
+    return Avg(I.TotalLifetimeAccessDensity);
+  }
+  return 0;
+}
+
+MIBTag sortField(SortKey K) {
+  switch (K) {
+  case SortKey::Bytes:
+    return MIBTag::TotalSize;
+  case SortKey::Count:
+    return MIBTag::AllocCount;
+  case SortKey::Accesses:
+    return MIBTag::TotalAccessCount;
+  case SortKey::Lifetime:
+    return MIBTag::TotalLifetime;
+  case SortKey::Density:
+    return MIBTag::TotalLifetimeAccessDensity;
+  }
+  return MIBTag::TotalSize;
+}
+
+void addTo(ClassTotals &T, const MemInfoBlock &I) {
+  ++T.Contexts;
+  T.Allocations = satAdd(T.Allocations, I.AllocCount);
+  T.Bytes = satAdd(T.Bytes, I.TotalSize);
+}
+
+std::string guidName(GUID G) { return "0x" + utohexstr(G, /*LowerCase=*/true); }
+
+/// Names and paths come from files: keep the report valid UTF-8.
+std::string clean(StringRef S) {
+  return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+}
+
+} // namespace
+
+Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
+                             std::vector<ReportInput> Inputs,
+                             const ReportOptions &Opts) {
+  Report R;
+  R.Inputs = std::move(Inputs);
+  R.Options = Opts;
+
+  std::vector<Regex> Filters;
+  for (const std::string &F : Opts.FunctionFilters) {
+    Regex Re(F);
+    std::string Why;
+    if (!Re.isValid(Why))
+      return makeError(ErrorCode::Usage,
+                       "invalid --function expression '" + F + "': " + Why);
+    Filters.push_back(std::move(Re));
+  }
+  // Whether a function's names match, decided once per GUID.
+  std::unordered_map<GUID, bool> Matches;
+  auto FunctionMatches = [&](GUID G) {
+    auto [It, New] = Matches.try_emplace(G, false);
+    if (New) {
+      const FunctionNameInfo *N = Names.function(G);
+      std::string Hex = guidName(G);
+      for (Regex &Re : Filters)
+        if ((N && (Re.match(N->DemangledName) || Re.match(N->LinkageName))) ||
+            (!N && Re.match(Hex))) {
+          It->second = true;
+          break;
+        }
+    }
+    return It->second;
+  };
+
+  ReportSummary &S = R.Summary;
+  std::vector<Candidate> Selected;
+  std::set<GUID> Functions;
+  std::set<std::tuple<GUID, uint32_t, uint32_t, bool>> Frames;
+  std::map<std::string, ModuleTotals> Modules;
+  uint32_t KnownUnion = 0;
+  M.forEachContext([&](CallStackId Id, ArrayRef<Frame> Fs,
+                       const MemInfoBlock &I, uint32_t Known) {
+    KnownUnion |= Known;
+    auto Class = classify(I, Known);
+    addTo(S.All, I);
+    if (!Class)
+      addTo(S.Unclassified, I);
+    else if (*Class == AllocClass::Cold)
+      addTo(S.Cold, I);
+    else if (*Class == AllocClass::Hot)
+      addTo(S.Hot, I);
+    else
+      addTo(S.NotCold, I);
+    for (const Frame &F : Fs) {
+      Functions.insert(F.Function);
+      Frames.insert({F.Function, F.LineOffset, F.Column, F.IsInlineFrame});
+    }
+    std::string Module;
+    if (!Fs.empty())
+      if (const FunctionNameInfo *N = Names.function(Fs.front().Function))
+        Module = buildIdToHex(N->BuildId);
+    addTo(Modules[Module].Sites, I);
+
+    bool Keep = Filters.empty();
+    for (size_t K = 0; !Keep && K < Fs.size(); ++K)
+      Keep = FunctionMatches(Fs[K].Function);
+    if (!Keep)
+      return;
+    addTo(R.Selected, I);
+    Selected.push_back({Id, Fs, &I, Known, Class, sortValue(I, Opts.Sort)});
+  });
+
+  S.Functions = Functions.size();
+  for (GUID G : Functions)
+    S.NamedFunctions += Names.function(G) != nullptr;
+  S.Frames = Frames.size();
+  for (const auto &F : Frames)
+    S.FramesWithLocation +=
+        Names.location(std::get<0>(F), std::get<1>(F)).known();
+
+  const MergeStats &St = M.stats();
+  S.AnyRaw = St.RawInputs > 0;
+  S.DroppedContexts = St.DroppedContexts;
+  S.DroppedAllocations = St.DroppedAllocations;
+  S.DroppedBytes = St.DroppedBytes;
+  S.RuntimeFramesDropped = St.RuntimeFramesDropped;
+  for (const auto &[Hex, Path] : St.Modules)
+    Modules[Hex].Path = Path;
+  for (const auto &[Hex, U] : St.Unsymbolized) {
+    ModuleTotals &T = Modules[Hex];
+    T.UnsymbolizedPCs = U.PCs;
+    T.Reason = U.Reason;
+    S.UnsymbolizedPCs += U.PCs;
+  }
+  for (auto &[Hex, T] : Modules) {
+    T.BuildId = Hex;
+    S.Modules.push_back(std::move(T));
+  }
+  // Modules with the most bytes first; the one without a build id last.
+  llvm::sort(S.Modules, [](const ModuleTotals &A, const ModuleTotals &B) {
+    if (A.BuildId.empty() != B.BuildId.empty())
+      return B.BuildId.empty();
+    if (A.Sites.Bytes != B.Sites.Bytes)
+      return A.Sites.Bytes > B.Sites.Bytes;
+    return A.BuildId < B.BuildId;
+  });
+
+  if (!knows(KnownUnion, sortField(Opts.Sort)) && !Selected.empty())
+    R.Notes.push_back(("--sort=" + sortKeyName(Opts.Sort) + ": no input stores " +
+                       mibFieldName(unsigned(sortField(Opts.Sort))) +
+                       " (write profiles with --memprof-full-schema); "
+                       "contexts are ranked by bytes instead")
+                          .str());
+  const bool ByKey = knows(KnownUnion, sortField(Opts.Sort));
+  auto Better = [&](const Candidate &A, const Candidate &B) {
+    if (ByKey && A.Key != B.Key)
+      return Opts.Reverse ? A.Key < B.Key : A.Key > B.Key;
+    if (A.Info->TotalSize != B.Info->TotalSize)
+      return Opts.Reverse ? A.Info->TotalSize < B.Info->TotalSize
+                          : A.Info->TotalSize > B.Info->TotalSize;
+    return A.Id < B.Id;
+  };
+  const size_t N = std::min(Opts.TopContexts, Selected.size());
+  std::partial_sort(Selected.begin(), Selected.begin() + N, Selected.end(),
+                    Better);
+
+  for (size_t I = 0; I < N; ++I) {
+    const Candidate &C = Selected[I];
+    ReportContext RC;
+    RC.Id = C.Id;
+    RC.Info = *C.Info;
+    RC.Known = C.Known;
+    RC.Class = C.Class;
+    for (const Frame &F : C.Frames) {
+      ReportFrame RF;
+      RF.Function = F.Function;
+      RF.LineOffset = F.LineOffset;
+      RF.Column = F.Column;
+      RF.IsInlineFrame = F.IsInlineFrame;
+      if (const FunctionNameInfo *Fn = Names.function(F.Function)) {
+        RF.Name = clean(Fn->DemangledName.empty() ? Fn->LinkageName
+                                                  : Fn->DemangledName);
+        RF.LinkageName = clean(Fn->LinkageName);
+      }
+      SourceLocation L = Names.location(F.Function, F.LineOffset);
+      if (L.known()) {
+        RF.File = clean(L.File);
+        RF.Line = L.Line;
+      }
+      RC.Frames.push_back(std::move(RF));
+    }
+    if (!C.Frames.empty())
+      if (const FunctionNameInfo *Fn = Names.function(C.Frames.front().Function))
+        RC.ModuleBuildId = buildIdToHex(Fn->BuildId);
+    R.Contexts.push_back(std::move(RC));
+  }
+  return R;
+}
+
+//===----------------------------------------------------------------------===//
+// Text
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string percent(uint64_t Part, uint64_t Whole) {
+  if (!Whole)
+    return "0.0%";
+  return formatv("{0:f1}%", 100.0 * double(Part) / double(Whole)).str();
+}
+
+std::string num(double V) {
+  if (V != 0 && (std::fabs(V) < 0.01 || std::fabs(V) >= 1e9))
+    return formatv("{0:e2}", V).str();
+  return formatv("{0:f2}", V).str();
+}
+
+std::string opt(const Maybe<uint64_t> &V, double Scale = 1) {
+  if (!V)
+    return "n/a";
+  if (Scale == 1)
+    return std::to_string(*V);
+  return num(double(*V) * Scale);
+}
+
+std::string opt(const Maybe<double> &V, double Scale = 1) {
+  return V ? num(*V * Scale) : std::string("n/a");
+}
+
+/// "1 context", "2 contexts".
+std::string n(uint64_t N, StringRef One, StringRef Many) {
+  return std::to_string(N) + " " + (N == 1 ? One : Many).str();
+}
+std::string contexts(uint64_t N) { return n(N, "context", "contexts"); }
+std::string allocations(uint64_t N) {
+  return n(N, "allocation", "allocations");
+}
+std::string bytes(uint64_t N) { return n(N, "byte", "bytes"); }
+std::string addresses(uint64_t N) { return n(N, "address", "addresses"); }
+
+std::string frameName(const ReportFrame &F) {
+  return F.Name.empty() ? guidName(F.Function) : F.Name;
+}
+
+std::string frameWhere(const ReportFrame &F) {
+  if (F.File.empty())
+    return "(no source location; line offset " + std::to_string(F.LineOffset) +
+           ")";
+  return F.File + ":" + std::to_string(F.Line) + ":" + std::to_string(F.Column);
+}
+
+std::string schemaText(const MIBSchema &S) {
+  if (S == hotColdSchema())
+    return "hot/cold schema";
+  if (S.size() == NumMIBTags)
+    return "full schema";
+  return std::to_string(S.size()) + "-field schema";
+}
+
+void printTotals(raw_ostream &OS, StringRef Label, const ClassTotals &T,
+                 uint64_t AllBytes) {
+  OS << "  " << left_justify(Label, 13) << contexts(T.Contexts) << ", "
+     << allocations(T.Allocations) << ", " << bytes(T.Bytes) << " ("
+     << percent(T.Bytes, AllBytes) << ")\n";
+}
+
+} // namespace
+
+void printReportText(const Report &R, raw_ostream &OS) {
+  for (const ReportInput &I : R.Inputs) {
+    OS << "Profile " << I.Path << ": ";
+    if (I.Raw)
+      OS << "raw, symbolized";
+    else
+      OS << "indexed, MemProf V" << I.MemProfVersion << ", "
+         << schemaText(I.Schema) << ", names: " << I.Names;
+    OS << "\n";
+  }
+  const ReportSummary &S = R.Summary;
+  OS << "\nSummary\n";
+  OS << "  " << left_justify("all", 13) << contexts(S.All.Contexts) << ", "
+     << allocations(S.All.Allocations) << ", " << bytes(S.All.Bytes) << "\n";
+  printTotals(OS, "cold", S.Cold, S.All.Bytes);
+  printTotals(OS, "not cold", S.NotCold, S.All.Bytes);
+  if (S.Hot.Contexts)
+    printTotals(OS, "hot", S.Hot, S.All.Bytes);
+  if (S.Unclassified.Contexts)
+    printTotals(OS, "unclassified", S.Unclassified, S.All.Bytes);
+  OS << "  functions    " << S.Functions << ", " << S.NamedFunctions
+     << " named; frames " << S.Frames << ", " << S.FramesWithLocation
+     << " with file:line\n";
+  if (!S.Modules.empty()) {
+    OS << "  modules (allocation sites):\n";
+    for (const ModuleTotals &M : S.Modules) {
+      OS << "    " << (M.BuildId.empty() ? "<unknown>" : M.BuildId);
+      if (!M.Path.empty())
+        OS << " " << M.Path;
+      OS << ": " << contexts(M.Sites.Contexts) << ", " << bytes(M.Sites.Bytes);
+      if (M.UnsymbolizedPCs)
+        OS << "; " << addresses(M.UnsymbolizedPCs) << " not symbolized ("
+           << M.Reason << ")";
+      OS << "\n";
+    }
+  }
+  if (S.AnyRaw)
+    OS << "  not symbolized: " << contexts(S.DroppedContexts) << " ("
+       << allocations(S.DroppedAllocations) << ", " << bytes(S.DroppedBytes)
+       << ") lost every frame; " << addresses(S.UnsymbolizedPCs)
+       << " not symbolized; " << S.RuntimeFramesDropped
+       << " profiler runtime frames dropped\n";
+  if (!R.Options.FunctionFilters.empty())
+    OS << "  selected     " << contexts(R.Selected.Contexts) << ", "
+       << allocations(R.Selected.Allocations) << ", "
+       << bytes(R.Selected.Bytes) << " match --function\n";
+  for (const std::string &N : R.Notes)
+    OS << "note: " << N << "\n";
+
+  OS << "\nTop " << R.Contexts.size() << " of " << R.Selected.Contexts
+     << " contexts by " << sortKeyName(R.Options.Sort)
+     << (R.Options.Reverse ? " (lowest first)" : "") << "\n";
+  size_t Rank = 0;
+  for (const ReportContext &C : R.Contexts) {
+    ++Rank;
+    OS << "\n#" << Rank << "  " << opt(C.field(MIBTag::TotalSize)) << " bytes ("
+       << (C.field(MIBTag::TotalSize)
+               ? percent(*C.field(MIBTag::TotalSize), S.All.Bytes)
+               : "n/a")
+       << ") in "
+       << (C.field(MIBTag::AllocCount)
+               ? allocations(*C.field(MIBTag::AllocCount))
+               : std::string("n/a allocations"))
+       << ", "
+       << (C.Class ? className(*C.Class) : StringRef("unclassified")) << "\n";
+    OS << "    size      avg " << opt(C.average(MIBTag::TotalSize)) << ", min "
+       << opt(C.field(MIBTag::MinSize)) << ", max "
+       << opt(C.field(MIBTag::MaxSize)) << " bytes\n";
+    OS << "    lifetime  avg " << opt(C.average(MIBTag::TotalLifetime))
+       << ", min " << opt(C.field(MIBTag::MinLifetime)) << ", max "
+       << opt(C.field(MIBTag::MaxLifetime)) << " ms\n";
+    OS << "    accesses  total " << opt(C.field(MIBTag::TotalAccessCount))
+       << ", avg " << opt(C.average(MIBTag::TotalAccessCount)) << ", min "
+       << opt(C.field(MIBTag::MinAccessCount)) << ", max "
+       << opt(C.field(MIBTag::MaxAccessCount)) << "\n";
+    OS << "    density   avg " << opt(C.average(MIBTag::TotalAccessDensity), 0.01)
+       << ", min " << opt(C.field(MIBTag::MinAccessDensity), 0.01) << ", max "
+       << opt(C.field(MIBTag::MaxAccessDensity), 0.01)
+       << " accesses/byte; lifetime avg "
+       << opt(C.average(MIBTag::TotalLifetimeAccessDensity), 0.01) << ", min "
+       << opt(C.field(MIBTag::MinLifetimeAccessDensity), 0.01) << ", max "
+       << opt(C.field(MIBTag::MaxLifetimeAccessDensity), 0.01)
+       << " accesses/byte/s\n";
+    for (const ReportFrame &F : C.Frames)
+      OS << "    " << (F.IsInlineFrame ? "[inlined] " : "") << frameName(F)
+         << "  " << frameWhere(F) << "\n";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// JSON and YAML: one ordered tree, two printers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+struct Node {
+  enum Kind { Null, Bool, UInt, Real, Str, Arr, Obj } K = Null;
+  bool B = false;
+  uint64_t U = 0;
+  double D = 0;
+  std::string S;
+  std::vector<Node> Items;
+  std::vector<std::pair<std::string, Node>> Fields;
+
+  static Node null() { return Node(); }
+  static Node boolean(bool V) {
+    Node N;
+    N.K = Bool;
+    N.B = V;
+    return N;
+  }
+  static Node uint(uint64_t V) {
+    Node N;
+    N.K = UInt;
+    N.U = V;
+    return N;
+  }
+  static Node real(double V) {
+    Node N;
+    N.K = Real;
+    N.D = V;
+    return N;
+  }
+  static Node str(StringRef V) {
+    Node N;
+    N.K = Str;
+    N.S = clean(V);
+    return N;
+  }
+  static Node arr() {
+    Node N;
+    N.K = Arr;
+    return N;
+  }
+  static Node obj() {
+    Node N;
+    N.K = Obj;
+    return N;
+  }
+  Node &add(StringRef Key, Node V) {
+    Fields.push_back({Key.str(), std::move(V)});
+    return *this;
+  }
+  Node &push(Node V) {
+    Items.push_back(std::move(V));
+    return *this;
+  }
+  bool scalar() const { return K != Arr && K != Obj; }
+  bool empty() const {
+    return (K == Arr && Items.empty()) || (K == Obj && Fields.empty());
+  }
+};
+
+Node optU(const Maybe<uint64_t> &V) { return V ? Node::uint(*V) : Node::null(); }
+Node optD(const Maybe<double> &V, double Scale = 1) {
+  return V ? Node::real(*V * Scale) : Node::null();
+}
+Node optScaled(const Maybe<uint64_t> &V, double Scale) {
+  return V ? Node::real(double(*V) * Scale) : Node::null();
+}
+
+Node totals(const ClassTotals &T) {
+  return Node::obj()
+      .add("contexts", Node::uint(T.Contexts))
+      .add("allocations", Node::uint(T.Allocations))
+      .add("bytes", Node::uint(T.Bytes));
+}
+
+Node reportTree(const Report &R) {
+  Node Root = Node::obj();
+  Root.add("schema_version", Node::uint(1));
+  Node Inputs = Node::arr();
+  for (const ReportInput &I : R.Inputs) {
+    Node Fields = Node::arr();
+    for (uint8_t T : I.Schema)
+      Fields.push(Node::str(mibFieldName(T)));
+    Inputs.push(Node::obj()
+                    .add("path", Node::str(I.Path))
+                    .add("kind", Node::str(I.Raw ? "raw" : "indexed"))
+                    .add("memprof_version", I.Raw ? Node::null()
+                                                  : Node::uint(I.MemProfVersion))
+                    .add("fields", std::move(Fields))
+                    .add("names", Node::str(I.Names)));
+  }
+  Root.add("inputs", std::move(Inputs));
+
+  const ReportSummary &S = R.Summary;
+  Node Modules = Node::arr();
+  for (const ModuleTotals &M : S.Modules)
+    Modules.push(Node::obj()
+                     .add("build_id", M.BuildId.empty() ? Node::null()
+                                                        : Node::str(M.BuildId))
+                     .add("path", M.Path.empty() ? Node::null()
+                                                 : Node::str(M.Path))
+                     .add("contexts", Node::uint(M.Sites.Contexts))
+                     .add("allocations", Node::uint(M.Sites.Allocations))
+                     .add("bytes", Node::uint(M.Sites.Bytes))
+                     .add("unsymbolized_addresses",
+                          Node::uint(M.UnsymbolizedPCs)));
+  Node Summary = Node::obj();
+  Summary.add("contexts", Node::uint(S.All.Contexts))
+      .add("allocations", Node::uint(S.All.Allocations))
+      .add("bytes", Node::uint(S.All.Bytes))
+      .add("classes", Node::obj()
+                          .add("cold", totals(S.Cold))
+                          .add("notcold", totals(S.NotCold))
+                          .add("hot", totals(S.Hot))
+                          .add("unclassified", totals(S.Unclassified)))
+      .add("functions", Node::uint(S.Functions))
+      .add("named_functions", Node::uint(S.NamedFunctions))
+      .add("frames", Node::uint(S.Frames))
+      .add("frames_with_location", Node::uint(S.FramesWithLocation))
+      .add("modules", std::move(Modules))
+      .add("unsymbolized",
+           S.AnyRaw ? Node::obj()
+                          .add("contexts", Node::uint(S.DroppedContexts))
+                          .add("allocations", Node::uint(S.DroppedAllocations))
+                          .add("bytes", Node::uint(S.DroppedBytes))
+                          .add("addresses", Node::uint(S.UnsymbolizedPCs))
+                          .add("runtime_frames",
+                               Node::uint(S.RuntimeFramesDropped))
+                    : Node::null());
+  Root.add("summary", std::move(Summary));
+
+  Node Filters = Node::arr();
+  for (const std::string &F : R.Options.FunctionFilters)
+    Filters.push(Node::str(F));
+  Root.add("selection", Node::obj()
+                            .add("functions", std::move(Filters))
+                            .add("sort", Node::str(sortKeyName(R.Options.Sort)))
+                            .add("reverse", Node::boolean(R.Options.Reverse))
+                            .add("top", Node::uint(R.Options.TopContexts))
+                            .add("contexts", Node::uint(R.Selected.Contexts))
+                            .add("allocations",
+                                 Node::uint(R.Selected.Allocations))
+                            .add("bytes", Node::uint(R.Selected.Bytes)));
+  Node Notes = Node::arr();
+  for (const std::string &N : R.Notes)
+    Notes.push(Node::str(N));
+  Root.add("notes", std::move(Notes));
+
+  Node Contexts = Node::arr();
+  size_t Rank = 0;
+  for (const ReportContext &C : R.Contexts) {
+    auto Stat = [&](MIBTag Total, MIBTag Min, MIBTag Max, double Scale) {
+      return Node::obj()
+          .add("total", Scale == 1 ? optU(C.field(Total))
+                                   : optScaled(C.field(Total), Scale))
+          .add("average", optD(C.average(Total), Scale))
+          .add("min", Scale == 1 ? optU(C.field(Min))
+                                 : optScaled(C.field(Min), Scale))
+          .add("max", Scale == 1 ? optU(C.field(Max))
+                                 : optScaled(C.field(Max), Scale));
+    };
+    Node Frames = Node::arr();
+    for (const ReportFrame &F : C.Frames)
+      Frames.push(
+          Node::obj()
+              .add("function", F.Name.empty() ? Node::null() : Node::str(F.Name))
+              .add("linkage_name", F.LinkageName.empty()
+                                       ? Node::null()
+                                       : Node::str(F.LinkageName))
+              .add("guid", Node::str(guidName(F.Function)))
+              .add("file", F.File.empty() ? Node::null() : Node::str(F.File))
+              .add("line", F.File.empty() ? Node::null() : Node::uint(F.Line))
+              .add("column", Node::uint(F.Column))
+              .add("line_offset", Node::uint(F.LineOffset))
+              .add("inline", Node::boolean(F.IsInlineFrame)));
+    Contexts.push(
+        Node::obj()
+            .add("rank", Node::uint(++Rank))
+            .add("id", Node::str(guidName(C.Id)))
+            .add("class", C.Class ? Node::str(className(*C.Class))
+                                  : Node::null())
+            .add("module", C.ModuleBuildId.empty()
+                               ? Node::null()
+                               : Node::str(C.ModuleBuildId))
+            .add("allocations", optU(C.field(MIBTag::AllocCount)))
+            .add("size_bytes",
+                 Stat(MIBTag::TotalSize, MIBTag::MinSize, MIBTag::MaxSize, 1))
+            .add("lifetime_ms", Stat(MIBTag::TotalLifetime, MIBTag::MinLifetime,
+                                     MIBTag::MaxLifetime, 1))
+            .add("accesses", Stat(MIBTag::TotalAccessCount,
+                                  MIBTag::MinAccessCount,
+                                  MIBTag::MaxAccessCount, 1))
+            .add("access_density",
+                 Stat(MIBTag::TotalAccessDensity, MIBTag::MinAccessDensity,
+                      MIBTag::MaxAccessDensity, 0.01))
+            .add("lifetime_access_density",
+                 Stat(MIBTag::TotalLifetimeAccessDensity,
+                      MIBTag::MinLifetimeAccessDensity,
+                      MIBTag::MaxLifetimeAccessDensity, 0.01))
+            .add("frames", std::move(Frames)));
+  }
+  Root.add("contexts", std::move(Contexts));
+  return Root;
+}
+
+/// A JSON string literal; also a valid YAML double-quoted scalar.
+void quote(raw_ostream &OS, StringRef S) {
+  OS << '"';
+  for (unsigned char C : S) {
+    switch (C) {
+    case '"':
+      OS << "\\\"";
+      break;
+    case '\\':
+      OS << "\\\\";
+      break;
+    case '\n':
+      OS << "\\n";
+      break;
+    case '\t':
+      OS << "\\t";
+      break;
+    case '\r':
+      OS << "\\r";
+      break;
+    default:
+      if (C < 0x20 || C == 0x7f)
+        OS << format("\\u%04x", C);
+      else
+        OS << C;
+    }
+  }
+  OS << '"';
+}
+
+/// Shortest round-trip form, always with a '.' (YAML 1.1 needs one to read
+/// a float).
+void real(raw_ostream &OS, double V) {
+  char Buf[64];
+  auto Res = std::to_chars(Buf, Buf + sizeof(Buf), V);
+  std::string S(Buf, Res.ptr);
+  size_t E = S.find_first_of("eE");
+  std::string Mantissa = S.substr(0, E);
+  if (Mantissa.find('.') == std::string::npos)
+    Mantissa += ".0";
+  OS << Mantissa << (E == std::string::npos ? "" : S.substr(E));
+}
+
+void scalar(raw_ostream &OS, const Node &N) {
+  switch (N.K) {
+  case Node::Null:
+    OS << "null";
+    break;
+  case Node::Bool:
+    OS << (N.B ? "true" : "false");
+    break;
+  case Node::UInt:
+    OS << N.U;
+    break;
+  case Node::Real:
+    real(OS, N.D);
+    break;
+  case Node::Str:
+    quote(OS, N.S);
+    break;
+  case Node::Arr:
+    OS << "[]";
+    break;
+  case Node::Obj:
+    OS << "{}";
+    break;
+  }
+}
+
+void printJSON(raw_ostream &OS, const Node &N, unsigned Indent) {
+  if (N.scalar() || N.empty()) {
+    scalar(OS, N);
+    return;
+  }
+  const std::string Pad(Indent + 2, ' ');
+  // Frames and other small objects of scalars fit on one line.
+  bool Flat = N.K == Node::Obj && N.Fields.size() <= 8 &&
+              llvm::all_of(N.Fields, [](const auto &F) {
+                return F.second.scalar();
+              });
+  if (N.K == Node::Obj) {
+    OS << '{';
+    bool First = true;
+    for (const auto &[Key, V] : N.Fields) {
+      OS << (First ? "" : ",");
+      if (Flat)
+        OS << (First ? "" : " ");
+      else
+        OS << '\n' << Pad;
+      First = false;
+      quote(OS, Key);
+      OS << ": ";
+      printJSON(OS, V, Indent + 2);
+    }
+    if (!Flat)
+      OS << '\n' << std::string(Indent, ' ');
+    OS << '}';
+    return;
+  }
+  // Lists of scalars fit on one line.
+  const bool FlatList = llvm::all_of(N.Items, [](const Node &V) {
+    return V.scalar();
+  });
+  OS << '[';
+  bool First = true;
+  for (const Node &V : N.Items) {
+    OS << (First ? "" : ",");
+    if (FlatList)
+      OS << (First ? "" : " ");
+    else
+      OS << '\n' << Pad;
+    First = false;
+    printJSON(OS, V, Indent + 2);
+  }
+  if (!FlatList)
+    OS << '\n' << std::string(Indent, ' ');
+  OS << ']';
+}
+
+void printYAML(raw_ostream &OS, const Node &N, unsigned Indent,
+               bool InlineFirst) {
+  const std::string Pad(Indent, ' ');
+  if (N.K == Node::Obj) {
+    bool First = true;
+    for (const auto &[Key, V] : N.Fields) {
+      if (!(First && InlineFirst))
+        OS << Pad;
+      First = false;
+      OS << Key << ':';
+      if (V.scalar() || V.empty()) {
+        OS << ' ';
+        scalar(OS, V);
+        OS << '\n';
+      } else {
+        OS << '\n';
+        printYAML(OS, V, Indent + 2, false);
+      }
+    }
+    return;
+  }
+  for (const Node &V : N.Items) {
+    OS << Pad << "- ";
+    if (V.scalar() || V.empty()) {
+      scalar(OS, V);
+      OS << '\n';
+    } else if (V.K == Node::Obj) {
+      printYAML(OS, V, Indent + 2, true);
+    } else {
+      OS << '\n';
+      printYAML(OS, V, Indent + 2, false);
+    }
+  }
+}
+
+} // namespace
+
+void printReportJSON(const Report &R, raw_ostream &OS) {
+  printJSON(OS, reportTree(R), 0);
+  OS << '\n';
+}
+
+void printReportYAML(const Report &R, raw_ostream &OS) {
+  OS << "---\n";
+  printYAML(OS, reportTree(R), 0, false);
+}
+
+//===----------------------------------------------------------------------===//
+// Loading
+//===----------------------------------------------------------------------===//
+
+Expected<std::unique_ptr<ReportLoader>>
+ReportLoader::create(const std::vector<std::string> &ProfiledBinaries,
+                     const std::vector<std::string> &DebugDirs,
+                     bool IgnoreNames) {
+  std::unique_ptr<ReportLoader> L(new ReportLoader());
+  auto Loc = ElfBinaryLocator::create(ProfiledBinaries, DebugDirs);
+  if (!Loc)
+    return Loc.takeError();
+  L->Locator = std::move(*Loc);
+  L->Binaries = ProfiledBinaries;
+  L->IgnoreNames = IgnoreNames;
+  L->Merger = std::make_unique<ProfileMerger>(L->Locator.get());
+  return std::move(L);
+}
+
+ReportLoader::~ReportLoader() = default;
+
+Error ReportLoader::add(StringRef Path, StringRef Data) {
+  ReportInput In;
+  In.Path = Path.str();
+  if (isIndexedProfile(Data)) {
+    std::optional<ProfileNames> Names;
+    if (!IgnoreNames) {
+      NamesExtensionInfo NI;
+      auto N = readNamesExtension(Data, &NI);
+      if (!N)
+        return N.takeError();
+      if (NI.Present) {
+        Data = Data.take_front(NI.Offset);
+        Names = std::move(*N);
+      }
+    }
+    IndexedProfileInfo Info;
+    auto P = readIndexedProfile(Data, &Info);
+    if (!P)
+      return P.takeError();
+    In.MemProfVersion = Info.MemProfVersion;
+    In.Schema = Info.Schema;
+    In.Names = Names ? "profile" : "none";
+    Merger->addIndexed(*P, Info.Schema, Names ? &*Names : nullptr);
+  } else if (isRawProfile(Data) || Data.size() < 8) {
+    auto P = readRawProfile(Data);
+    if (!P)
+      return P.takeError();
+    if (Error E = Merger->addRaw(*P))
+      return E;
+    In.Raw = true;
+    In.Schema = fullSchema();
+    In.Names = "symbolized";
+  } else {
+    return makeError(ErrorCode::BadMagic, "not a raw or indexed MemProf profile",
+                     0);
+  }
+  Inputs.push_back(std::move(In));
+  return Error::success();
+}
+
+Expected<Report> ReportLoader::build(const ReportOptions &Opts) {
+  const ProfileNames *Names = &Merger->names();
+  ProfileNames Combined;
+  bool Unnamed = llvm::any_of(Inputs, [](const ReportInput &I) {
+    return I.Names == "none";
+  });
+  if (Unnamed && !Binaries.empty()) {
+    // Only the GUIDs of the profile that nothing names yet.
+    std::set<GUID> Wanted;
+    Merger->forEachContext([&](CallStackId, ArrayRef<Frame> Fs,
+                               const MemInfoBlock &, uint32_t) {
+      for (const Frame &F : Fs)
+        if (!Names->function(F.Function))
+          Wanted.insert(F.Function);
+    });
+    ProfileNames FromBinaries;
+    for (const std::string &B : Binaries)
+      if (Error E = addBinaryNames(B, FromBinaries, &BinaryNotes,
+                                   [&](GUID G) { return Wanted.count(G); }))
+        return std::move(E);
+    Combined = *Names;
+    for (const auto &[G, N] : FromBinaries.functions())
+      Combined.addFunction(G, N);
+    Names = &Combined;
+    for (ReportInput &I : Inputs)
+      if (I.Names == "none")
+        I.Names = "binary";
+  }
+  return buildReport(*Merger, *Names, Inputs, Opts);
+}
+
+std::vector<std::string> ReportLoader::notes() const {
+  std::vector<std::string> N = Locator->notes();
+  N.insert(N.end(), BinaryNotes.begin(), BinaryNotes.end());
+  return N;
+}
+
+} // namespace memprof
