@@ -64,6 +64,26 @@ CallStackId IndexedMemProf::addCallStackIds(ArrayRef<FrameId> Ids) {
   return Id;
 }
 
+void IndexedMemProf::addKnownCallStack(ArrayRef<Frame> Fs,
+                                       ArrayRef<FrameId> Ids, CallStackId Id) {
+  for (size_t I = 0; I < Fs.size() && I < Ids.size(); ++I)
+    Frames.try_emplace(Ids[I], Fs[I]);
+  CallStacks.try_emplace(Id, SmallVector<FrameId, 8>(Ids.begin(), Ids.end()));
+}
+
+void IndexedMemProf::copyCallStack(const IndexedMemProf &From,
+                                   CallStackId Id) {
+  auto It = From.CallStacks.find(Id);
+  if (It == From.CallStacks.end())
+    return;
+  for (FrameId F : It->second) {
+    auto FI = From.Frames.find(F);
+    if (FI != From.Frames.end())
+      Frames.try_emplace(F, FI->second);
+  }
+  CallStacks.try_emplace(Id, It->second);
+}
+
 SmallVector<Frame, 8> IndexedMemProf::stackFrames(CallStackId CS) const {
   SmallVector<Frame, 8> Out;
   auto It = CallStacks.find(CS);

@@ -16,14 +16,16 @@ void ProfileMerger::addContext(ArrayRef<Frame> Frames,
   SmallVector<FrameId, 8> Ids;
   for (const Frame &F : Frames)
     Ids.push_back(hashFrame(F));
-  addContext(hashCallStack(Ids), Frames, Info, Known);
+  addContext(hashCallStack(Ids), Frames, Ids, Info, Known);
 }
 
 void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
-                               const MemInfoBlock &Info, uint32_t Known) {
+                               ArrayRef<FrameId> Ids, const MemInfoBlock &Info,
+                               uint32_t Known) {
   auto [It, Inserted] = Contexts.try_emplace(Id);
   if (Inserted) {
     It->second.Frames.assign(Frames.begin(), Frames.end());
+    It->second.Ids.assign(Ids.begin(), Ids.end());
     It->second.Info = Info;
     It->second.Known = Known;
   } else {
@@ -165,7 +167,7 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
       continue;
     }
     CallStackId Id = hashCallStack(Ids);
-    addContext(Id, Frames, MIB.Info, AllMIBFields);
+    addContext(Id, Frames, Ids, MIB.Info, AllMIBFields);
     if (KeepRawEntries)
       RawEntries.push_back({Id, SmallVector<Frame, 16>(Frames.begin(), Frames.end()),
                             MIB.Info, Chains});
@@ -342,25 +344,27 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   // Call sites per function in first-insertion order; a call site is the
   // inline chain of one PC of a context (spec 2.5).
   U64MapVector<SetVector<CallStackId>> PerFunctionCallSites;
-  DenseMap<CallStackId, SmallVector<Frame, 4>> ChainFrames;
+  // Chain id -> (frames, frame ids); ids are reused, never re-hashed.
+  DenseMap<CallStackId, std::pair<ArrayRef<Frame>, ArrayRef<FrameId>>>
+      ChainFrames;
   for (const Context *C : Ctx) {
     ArrayRef<Frame> Fs = C->Frames;
+    ArrayRef<FrameId> FIds = C->Ids;
     size_t ChainStart = 0;
     for (size_t I = 0; I < Fs.size(); ++I) {
       if (Fs[I].IsInlineFrame && I + 1 != Fs.size())
         continue;
       ArrayRef<Frame> Chain = Fs.slice(ChainStart, I + 1 - ChainStart);
-      SmallVector<FrameId, 4> Ids;
-      for (const Frame &F : Chain)
-        Ids.push_back(hashFrame(F));
-      CallStackId ChainId = hashCallStack(Ids);
-      ChainFrames.try_emplace(ChainId, Chain.begin(), Chain.end());
+      ArrayRef<FrameId> ChainIds = FIds.slice(ChainStart, I + 1 - ChainStart);
+      CallStackId ChainId = hashCallStack(ChainIds);
+      ChainFrames.try_emplace(ChainId, Chain, ChainIds);
       for (size_t J = 0; J < Chain.size(); ++J)
         if (ChainStart != 0 || J != 0)
           PerFunctionCallSites[Chain[J].Function].insert(ChainId);
       ChainStart = I + 1;
     }
-    CallStackId CSId = Out.addCallStack(Fs);
+    CallStackId CSId = hashCallStack(FIds);
+    Out.addKnownCallStack(Fs, FIds, CSId);
     for (const Frame &F : Fs) {
       Out.Records[F.Function].AllocSites.push_back({CSId, C->Info});
       if (!F.IsInlineFrame)
@@ -370,7 +374,8 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   for (const auto &[Guid, Chains] : PerFunctionCallSites) {
     IndexedRecord &R = Out.Records[Guid];
     for (CallStackId Id : Chains) {
-      Out.addCallStack(ChainFrames[Id]);
+      auto &CF = ChainFrames[Id];
+      Out.addKnownCallStack(CF.first, CF.second, Id);
       R.CallSites.push_back({Id, {}});
     }
   }
@@ -412,9 +417,9 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
         return A.CSId < B.CSId;
       });
       for (const auto &AS : R.AllocSites)
-        Sorted.addCallStack(Out.stackFrames(AS.CSId));
+        Sorted.copyCallStack(Out, AS.CSId);
       for (const auto &CS : R.CallSites)
-        Sorted.addCallStack(Out.stackFrames(CS.CSId));
+        Sorted.copyCallStack(Out, CS.CSId);
       Sorted.Records.insert({Guid, std::move(R)});
     }
     return Sorted;

@@ -416,7 +416,7 @@ public:
 private:
   ElfModule() = default;
   PCSymbols symbolizeUncached(uint64_t Addr) const;
-  void buildSymbolTable();
+  void buildSymbolTable() const;
   /// The best code symbol containing \p Addr; sets \p IsRuntime when it or an
   /// alias at the same address is a runtime entry point.
   const CodeSymbol *lookupSymbol(uint64_t Addr, bool &IsRuntime) const;
@@ -437,8 +437,10 @@ private:
   bool HasDwarf = false;
   DWARFContext *Dwarf = nullptr; // owned by Module; null without DWARF
   std::vector<ExecSegment> ExecSegments;
-  std::vector<CodeSymbol> Symbols;  // by Addr
-  std::vector<uint64_t> MaxEndUpTo; // max End over Symbols[0..I]
+  // Built on the first symbol-table lookup: addresses with DWARF never need it.
+  mutable bool SymbolsBuilt = false;
+  mutable std::vector<CodeSymbol> Symbols;  // by Addr
+  mutable std::vector<uint64_t> MaxEndUpTo; // max End over Symbols[0..I]
   std::unordered_map<uint64_t, PCSymbols> Cache;
 };
 
@@ -545,11 +547,11 @@ ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
     return fileError(ErrorCode::Symbolization, Path,
                      "cannot read symbols: " + toString(ModOr.takeError()));
   M->Module = std::move(*ModOr);
-  M->buildSymbolTable();
   return std::move(M);
 }
 
-void ElfModule::buildSymbolTable() {
+void ElfModule::buildSymbolTable() const {
+  SymbolsBuilt = true;
   auto *Elf = cast<object::ELFObjectFileBase>(Obj.get());
   object::ELFObjectFileBase::elf_symbol_iterator_range Range = Elf->symbols();
   if (Range.begin() == Range.end())
@@ -635,6 +637,8 @@ void ElfModule::buildSymbolTable() {
 const CodeSymbol *ElfModule::lookupSymbol(uint64_t Addr,
                                           bool &IsRuntime) const {
   IsRuntime = false;
+  if (!SymbolsBuilt)
+    buildSymbolTable();
   auto It = std::upper_bound(
       Symbols.begin(), Symbols.end(), Addr,
       [](uint64_t A, const CodeSymbol &S) { return A < S.Addr; });

@@ -83,6 +83,11 @@ struct IndexedMemProf {
   /// Adds the stack of \p Frames (leaf first) if new; returns its id.
   CallStackId addCallStack(llvm::ArrayRef<Frame> Frames);
   CallStackId addCallStackIds(llvm::ArrayRef<FrameId> Ids);
+  /// Adds a stack whose frame ids and stack id are already computed.
+  void addKnownCallStack(llvm::ArrayRef<Frame> Frames,
+                         llvm::ArrayRef<FrameId> Ids, CallStackId Id);
+  /// Copies stack \p Id and its frames from \p From (no hashing).
+  void copyCallStack(const IndexedMemProf &From, CallStackId Id);
 
   /// The frames of stack \p CS, leaf first; empty if unknown.
   llvm::SmallVector<Frame, 8> stackFrames(CallStackId CS) const;

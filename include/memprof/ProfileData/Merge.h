@@ -111,6 +111,7 @@ public:
 private:
   struct Context {
     llvm::SmallVector<Frame, 8> Frames;
+    llvm::SmallVector<FrameId, 8> Ids; // hashFrame of each frame
     MemInfoBlock Info;
     uint32_t Known = AllMIBFields; // fields some input actually supplied
   };
@@ -122,7 +123,8 @@ private:
   void addContext(llvm::ArrayRef<Frame> Frames, const MemInfoBlock &Info,
                   uint32_t Known);
   void addContext(CallStackId Id, llvm::ArrayRef<Frame> Frames,
-                  const MemInfoBlock &Info, uint32_t Known);
+                  llvm::ArrayRef<FrameId> Ids, const MemInfoBlock &Info,
+                  uint32_t Known);
   IndexedMemProf buildLLVMExact() const;
   void observeFrame(const SymbolizedFrame &SF, llvm::StringRef BuildId);
   const PCSymbols *symbolizePC(const RawProfile &P,
