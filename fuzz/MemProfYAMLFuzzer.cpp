@@ -1,4 +1,4 @@
-//===- MemProfYAMLFuzzer.cpp - Fuzz the LLVM MemProf YAML reader -----------===//
+//===- MemProfYAMLFuzzer.cpp - Fuzz the LLVM MemProf YAML reader ----------===//
 //
 // Any text: readMemProfYAML gives a profile or an error, never a crash. A
 // profile is written as indexed V3, printed in round-trip order and read

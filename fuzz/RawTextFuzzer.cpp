@@ -1,4 +1,4 @@
-//===- RawTextFuzzer.cpp - Fuzz the raw text compiler and decompiler -------===//
+//===- RawTextFuzzer.cpp - Fuzz the raw text compiler and decompiler ------===//
 //
 // As bytes: the text writeRawText gives must compile back to exactly those
 // bytes. As text: compileRawText gives bytes or an error naming a line, and

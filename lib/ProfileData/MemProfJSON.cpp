@@ -1,4 +1,4 @@
-//===- MemProfJSON.cpp - An indexed MemProf profile as JSON ----------------===//
+//===- MemProfJSON.cpp - An indexed MemProf profile as JSON ---------------===//
 //
 // GUIDs and context ids are strings ("0x…", as in LLVM's YAML) because they
 // use all 64 bits, which JSON numbers in most parsers cannot hold exactly.
@@ -97,8 +97,10 @@ void writeMemProfJSON(raw_ostream &OS, const IndexedMemProf &P,
       J.attribute("max_hot_total_size", S.MaxHotTotalSize);
     });
     J.attributeArray("records", [&] {
-      for (const auto &[Guid, R] : P.Records)
+      for (const auto &KV : P.Records)
         J.object([&] {
+          const GUID Guid = KV.first;
+          const IndexedRecord &R = KV.second;
           J.attribute("guid", hexGUID(Guid));
           writeName(J, Names, Guid);
           J.attributeArray("alloc_sites", [&] {

@@ -1,4 +1,4 @@
-//===- MemProfYAML.cpp - LLVM's MemProf YAML: writer and reader ------------===//
+//===- MemProfYAML.cpp - LLVM's MemProf YAML: writer and reader -----------===//
 //
 // The YAML traits below mirror llvm/ProfileData/MemProfYAML.h field for field
 // (keys, their order, flow styles, GUIDs as unpadded 0x hex, optional keys
@@ -371,8 +371,8 @@ std::string annotateYAMLWithNames(StringRef YAML, const ProfileNames &Names) {
       size_t LO = Line.find("LineOffset: ");
       uint32_t LineOffset = 0;
       if (G && LO != StringRef::npos &&
-          !Line.drop_front(LO + 12).take_while(isDigit).getAsInteger(10,
-                                                                     LineOffset)) {
+          !Line.drop_front(LO + 12).take_while(isDigit).getAsInteger(
+              10, LineOffset)) {
         std::string Name = NameOf(*G);
         SourceLocation L = Names.location(*G, LineOffset);
         if (!Name.empty() && L.known())
@@ -412,8 +412,8 @@ bool hasDataAccessProfile(StringRef Buffer) {
       !At(MemProfOffset, Version) || Version != 4)
     return false;
   // Version, then CallStackPayload, RecordPayload, RecordTable, DataAccessProf.
-  return MemProfOffset <= UINT64_MAX - 32 && At(MemProfOffset + 32, DAPOffset) &&
-         DAPOffset != 0;
+  return MemProfOffset <= UINT64_MAX - 32 &&
+         At(MemProfOffset + 32, DAPOffset) && DAPOffset != 0;
 }
 
 MemProfSummary computeReaderSummary(const IndexedMemProf &P) {

@@ -1,4 +1,4 @@
-//===- RawText.cpp - A readable text form of raw MemProf profiles ----------===//
+//===- RawText.cpp - A readable text form of raw MemProf profiles ---------===//
 //
 // The decompiler parses each dump without merging or validating its meaning
 // (a zero AllocCount or an unknown stack id is shown as it is); only what it
@@ -423,7 +423,8 @@ Expected<std::string> Compiler::bytes(ArrayRef<StringRef> Hex, StringRef What) {
 Error Compiler::grow(uint64_t N) {
   if (N > Limits.MaxOutputBytes || Out.size() > Limits.MaxOutputBytes - N)
     return makeError(ErrorCode::TooLarge,
-                     "line " + Twine(Line) + ": the compiled file would exceed " +
+                     "line " + Twine(Line) +
+                         ": the compiled file would exceed " +
                          Twine(Limits.MaxOutputBytes) + " bytes");
   return Error::success();
 }
@@ -480,7 +481,8 @@ Error Compiler::dumpLine(StringRef Key, ArrayRef<StringRef> Args) {
   }
   if (Key == "count" || Key == "padding") {
     if (D.Current == Section::None)
-      return fail("'" + Key + "' belongs in a section (segments, mibs, stacks)");
+      return fail("'" + Key +
+                  "' belongs in a section (segments, mibs, stacks)");
     CSection &Sec = D.Secs[unsigned(D.Current) - 1];
     if (Key == "count")
       return setOnce(Sec.Count, Key, Args);
@@ -520,8 +522,8 @@ Error Compiler::dumpLine(StringRef Key, ArrayRef<StringRef> Args) {
     S.Offset = Offset.value_or(0);
     if (S.Id.size() + S.Tail.size() > raw::BuildIdMaxSize)
       return fail("build-id and build-id-tail hold " +
-                  Twine(S.Id.size() + S.Tail.size()) + " bytes; a segment has " +
-                  Twine(raw::BuildIdMaxSize));
+                  Twine(S.Id.size() + S.Tail.size()) +
+                  " bytes; a segment has " + Twine(raw::BuildIdMaxSize));
     D.Segs.push_back(std::move(S));
     return Error::success();
   }

@@ -1,4 +1,4 @@
-//===- memprof-convert.cpp - Convert MemProf profiles between forms --------===//
+//===- memprof-convert.cpp - Convert MemProf profiles between forms -------===//
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
@@ -248,11 +248,12 @@ int main(int argc, char **argv) {
 
   CLI::App App{
       "Convert MemProf profiles between their binary and text forms.\n\n"
-      "  --to-text     indexed profile -> LLVM MemProf YAML, byte for byte what\n"
-      "                `llvm-profdata show --memory` prints;\n"
-      "                raw profile -> memprof raw text (for reading and debugging)\n"
-      "  --to-indexed  LLVM MemProf YAML (as llvm-profdata reads it) -> indexed\n"
-      "                profile; an indexed profile is rewritten\n"
+      "  --to-text     indexed profile -> LLVM MemProf YAML, byte for byte\n"
+      "                what `llvm-profdata show --memory` prints;\n"
+      "                raw profile -> memprof raw text (for reading and\n"
+      "                debugging)\n"
+      "  --to-indexed  LLVM MemProf YAML (as llvm-profdata reads it) ->\n"
+      "                indexed profile; an indexed profile is rewritten\n"
       "  --to-raw      memprof raw text -> raw profile bytes\n"
       "  --to-json     indexed profile or YAML -> JSON for scripts\n\n"
       "The input form is recognized from its content. Text and JSON go to\n"
@@ -274,8 +275,9 @@ int main(int argc, char **argv) {
                   "An indexed profile (from YAML or indexed input)");
   Modes->add_flag("--to-raw", ToRaw,
                   "A raw profile (from memprof raw text)");
-  Modes->add_flag("--to-json", ToJSON,
-                  "JSON (from indexed or YAML input); see docs/text-formats.md");
+  Modes->add_flag(
+      "--to-json", ToJSON,
+      "JSON (from indexed or YAML input); see docs/text-formats.md");
   App.add_option("--input-format", InputFormat,
                  "What the input is: auto (recognized from its content), "
                  "indexed, raw, yaml or raw-text. With raw, any bytes (a "
@@ -308,9 +310,10 @@ int main(int argc, char **argv) {
                  "a field beyond the four")
       ->check(CLI::IsMember({"auto", "hot-cold", "full"}))
       ->capture_default_str();
-  App.footer("Raw profiles become indexed ones only through memprof-merge, "
-             "which symbolizes them.\nSee docs/text-formats.md for the raw text "
-             "and JSON forms.");
+  App.footer(
+      "Raw profiles become indexed ones only through memprof-merge, "
+      "which symbolizes them.\nSee docs/text-formats.md for the raw text "
+      "and JSON forms.");
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError &E) {
@@ -333,14 +336,16 @@ int main(int argc, char **argv) {
                     "output)");
   if (Input != "-" && !Output.empty() && Output != "-" &&
       tool::sameFile(Input, Output))
-    tool::fatal(Input, "the output would overwrite the input; choose another -o");
+    tool::fatal(Input,
+                "the output would overwrite the input; choose another -o");
 
   std::unique_ptr<MemoryBuffer> Buffer;
   if (Input == "-") {
     auto B = MemoryBuffer::getSTDIN();
     if (!B)
-      tool::fatal("<stdin>", makeError(ErrorCode::IO,
-                                       "cannot read: " + B.getError().message()));
+      tool::fatal(
+          "<stdin>",
+          makeError(ErrorCode::IO, "cannot read: " + B.getError().message()));
     Buffer = std::move(*B);
   } else {
     auto B = tool::readInput(Input);

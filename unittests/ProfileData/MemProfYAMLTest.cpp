@@ -33,8 +33,9 @@ IndexedMemProf exampleProfile() {
   P.Records.insert({Wrap, R1});
   IndexedRecord R2;
   IndexedAllocSite A;
-  A.CSId = P.addCallStack({Frame{AllocA, 0, 67, false},
-                           Frame{Wrap, 0, 57, false}, Frame{Main, 2, 15, false}});
+  A.CSId =
+      P.addCallStack({Frame{AllocA, 0, 67, false}, Frame{Wrap, 0, 57, false},
+                      Frame{Main, 2, 15, false}});
   A.Info.AllocCount = 3;
   A.Info.TotalSize = 300;
   A.Info.TotalLifetimeAccessDensity = 42000;
@@ -163,7 +164,8 @@ TEST(MemProfYAML, PrintsOnlyTheSchemaFieldsInFieldOrder) {
   raw_string_ostream OS(S);
   MIBSchema Odd = {23, 1}; // out of order in the file; printed in field order
   writeMemProfYAMLRecords(OS, P, Odd);
-  size_t AC = S.find("AllocCount:"), TLAD = S.find("TotalLifetimeAccessDensity:");
+  size_t AC = S.find("AllocCount:"),
+         TLAD = S.find("TotalLifetimeAccessDensity:");
   ASSERT_NE(AC, std::string::npos);
   ASSERT_NE(TLAD, std::string::npos);
   EXPECT_LT(AC, TLAD);

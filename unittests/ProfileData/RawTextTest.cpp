@@ -140,7 +140,8 @@ TEST(RawText, DescribesTheProfile) {
   EXPECT_NE(Text.find("      AccessHistogramSize 2\n"), std::string::npos);
   // RawBuilder stores a pointer value, shown in hex.
   EXPECT_NE(Text.find("      AccessHistogram 0xdeadbeef\n"), std::string::npos);
-  // 5000 is not representable in v5's encoding; the text shows the stored value.
+  // 5000 is not representable in v5's encoding; the text shows the stored
+  // value.
   EXPECT_NE(Text.find("      histogram 1 5000\n"), std::string::npos);
   EXPECT_NE(Text.find("    stack id=9\n      pcs 0x1100 0x1200\n"),
             std::string::npos);

@@ -72,9 +72,10 @@ enum class YAMLRecordOrder {
 /// MemProf section and on a V4 data-access profile, which this toolchain does
 /// not model. \p OrdersDiffer, if given, is set to whether the two record
 /// orders differ for this file.
-llvm::Error writeIndexedAsYAML(llvm::StringRef Buffer, llvm::raw_ostream &OS,
-                               YAMLRecordOrder Order = YAMLRecordOrder::LLVMShow,
-                               bool *OrdersDiffer = nullptr);
+llvm::Error
+writeIndexedAsYAML(llvm::StringRef Buffer, llvm::raw_ostream &OS,
+                   YAMLRecordOrder Order = YAMLRecordOrder::LLVMShow,
+                   bool *OrdersDiffer = nullptr);
 
 /// \p YAML (as written above) with names from \p Names as comments: each
 /// record's "GUID:" line gets its function's demangled name, each frame the

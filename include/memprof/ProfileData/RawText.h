@@ -38,7 +38,8 @@ struct RawTextLimits {
 /// Compiles raw text into the bytes of a raw profile file. Errors name the
 /// line.
 llvm::Expected<std::string>
-compileRawText(llvm::StringRef Text, const RawTextLimits &Limits = RawTextLimits());
+compileRawText(llvm::StringRef Text,
+               const RawTextLimits &Limits = RawTextLimits());
 
 } // namespace memprof
 
