@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/ByteWriter.h"
 #include "memprof/format/IndexedFormat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -29,26 +30,6 @@ namespace {
 
 using LinearFrameId = uint32_t;
 using LinearCallStackId = uint32_t;
-
-void write8(SmallVectorImpl<char> &Out, uint8_t V) { Out.push_back(char(V)); }
-
-void write16(SmallVectorImpl<char> &Out, uint16_t V) {
-  char Buf[2];
-  support::endian::write16le(Buf, V);
-  Out.append(Buf, Buf + 2);
-}
-
-void write32(SmallVectorImpl<char> &Out, uint32_t V) {
-  char Buf[4];
-  support::endian::write32le(Buf, V);
-  Out.append(Buf, Buf + 4);
-}
-
-void write64(SmallVectorImpl<char> &Out, uint64_t V) {
-  char Buf[8];
-  support::endian::write64le(Buf, V);
-  Out.append(Buf, Buf + 8);
-}
 
 void patch64(SmallVectorImpl<char> &Out, uint64_t Pos, uint64_t V) {
   support::endian::write64le(Out.data() + Pos, V);
@@ -500,26 +481,30 @@ MemProfSummary computeSummary(const IndexedMemProf &P) {
     for (const IndexedAllocSite &A : KV.second.AllocSites) {
       if (!Seen.insert(A.CSId).second)
         continue;
-      ++S.NumContexts;
-      // LLVM holds AllocCount as a u32; use the value the file stores.
-      uint64_t AllocCount = std::min<uint64_t>(A.Info.AllocCount, UINT32_MAX);
-      uint64_t Size = A.Info.TotalSize;
-      switch (classifyAllocation(A.Info.TotalLifetimeAccessDensity, AllocCount,
-                                 A.Info.TotalLifetime)) {
-      case AllocClass::Cold:
-        ++S.NumColdContexts;
-        S.MaxColdTotalSize = std::max(S.MaxColdTotalSize, Size);
-        break;
-      case AllocClass::NotCold:
-        S.MaxWarmTotalSize = std::max(S.MaxWarmTotalSize, Size);
-        break;
-      case AllocClass::Hot:
-        ++S.NumHotContexts;
-        S.MaxHotTotalSize = std::max(S.MaxHotTotalSize, Size);
-        break;
-      }
+      addToSummary(S, A.Info);
     }
   return S;
+}
+
+void addToSummary(MemProfSummary &S, const MemInfoBlock &M) {
+  ++S.NumContexts;
+  // LLVM holds AllocCount as a u32; use the value the file stores.
+  uint64_t AllocCount = std::min<uint64_t>(M.AllocCount, UINT32_MAX);
+  uint64_t Size = M.TotalSize;
+  switch (classifyAllocation(M.TotalLifetimeAccessDensity, AllocCount,
+                             M.TotalLifetime)) {
+  case AllocClass::Cold:
+    ++S.NumColdContexts;
+    S.MaxColdTotalSize = std::max(S.MaxColdTotalSize, Size);
+    break;
+  case AllocClass::NotCold:
+    S.MaxWarmTotalSize = std::max(S.MaxWarmTotalSize, Size);
+    break;
+  case AllocClass::Hot:
+    ++S.NumHotContexts;
+    S.MaxHotTotalSize = std::max(S.MaxHotTotalSize, Size);
+    break;
+  }
 }
 
 Expected<IndexedWriteStats>

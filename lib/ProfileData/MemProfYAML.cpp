@@ -433,23 +433,7 @@ MemProfSummary computeReaderSummary(const IndexedMemProf &P) {
       auto H = BLAKE3::hash<8>(Buf);
       if (!Seen.insert(support::endian::read64le(H.data())).second)
         continue;
-      ++S.NumContexts;
-      uint64_t AllocCount = std::min<uint64_t>(A.Info.AllocCount, UINT32_MAX);
-      uint64_t Size = A.Info.TotalSize;
-      switch (classifyAllocation(A.Info.TotalLifetimeAccessDensity, AllocCount,
-                                 A.Info.TotalLifetime)) {
-      case AllocClass::Cold:
-        ++S.NumColdContexts;
-        S.MaxColdTotalSize = std::max(S.MaxColdTotalSize, Size);
-        break;
-      case AllocClass::NotCold:
-        S.MaxWarmTotalSize = std::max(S.MaxWarmTotalSize, Size);
-        break;
-      case AllocClass::Hot:
-        ++S.NumHotContexts;
-        S.MaxHotTotalSize = std::max(S.MaxHotTotalSize, Size);
-        break;
-      }
+      addToSummary(S, A.Info);
     }
   return S;
 }

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/ProfileNames.h"
+#include "memprof/ProfileData/ByteWriter.h"
 #include "memprof/ProfileData/DataCursor.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/format/NamesFormat.h"
@@ -183,18 +184,6 @@ void writeULEB(SmallVectorImpl<char> &Out, uint64_t V) {
   uint8_t Buf[10];
   unsigned N = encodeULEB128(V, Buf);
   Out.append(reinterpret_cast<char *>(Buf), reinterpret_cast<char *>(Buf) + N);
-}
-
-void write32(SmallVectorImpl<char> &Out, uint32_t V) {
-  char Buf[4];
-  support::endian::write32le(Buf, V);
-  Out.append(Buf, Buf + 4);
-}
-
-void write64(SmallVectorImpl<char> &Out, uint64_t V) {
-  char Buf[8];
-  support::endian::write64le(Buf, V);
-  Out.append(Buf, Buf + 8);
 }
 
 /// A string table with tail merging: a string that ends another is stored

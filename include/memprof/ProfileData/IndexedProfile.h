@@ -42,6 +42,8 @@ enum class AllocClass { NotCold, Cold, Hot };
 AllocClass classifyAllocation(uint64_t TotalLifetimeAccessDensity,
                               uint64_t AllocCount, uint64_t TotalLifetime);
 MemProfSummary computeSummary(const IndexedMemProf &P);
+/// Counts one new context of block \p M into \p S (spec 2.7).
+void addToSummary(MemProfSummary &S, const MemInfoBlock &M);
 
 /// Serializes \p P as a complete indexed profile into \p Out.
 llvm::Expected<IndexedWriteStats>
