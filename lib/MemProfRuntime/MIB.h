@@ -9,6 +9,7 @@
 #ifndef MEMPROF_RUNTIME_MIB_H
 #define MEMPROF_RUNTIME_MIB_H
 
+#include "memprof/format/MIBMergeRules.h"
 #include <stdint.h>
 
 namespace memprof {
@@ -20,8 +21,7 @@ struct MIB {
 };
 
 inline uint64_t saturatingAdd(uint64_t A, uint64_t B) {
-  uint64_t R = A + B;
-  return R < A ? ~uint64_t(0) : R;
+  return ::memprof::format::satAdd(A, B);
 }
 
 /// The block of one allocation (spec 1.4): what the runtime forms at free, or
@@ -51,21 +51,7 @@ inline MIB mibForAllocation(uint64_t Size, uint64_t AccessCount,
   return M;
 }
 
-// Each rule computes the merged value from the old block and the new one, so
-// that rules that read old values (OVERLAP, SAME*CPU) see them before any
-// REPLACE takes effect, in the order of LLVM's Merge.
-#define MEMPROF_RULE_SUM(F) saturatingAdd(Old.F, New.F)
-#define MEMPROF_RULE_MIN(F) (Old.F < New.F ? Old.F : New.F)
-#define MEMPROF_RULE_MAX(F) (Old.F > New.F ? Old.F : New.F)
-#define MEMPROF_RULE_REPLACE(F) New.F
-#define MEMPROF_RULE_KEEP(F) Old.F
-#define MEMPROF_RULE_OVERLAP(F)                                                \
-  saturatingAdd(Old.F, New.AllocTimestamp < Old.DeallocTimestamp ? 1 : 0)
-#define MEMPROF_RULE_SAMEALLOCCPU(F)                                           \
-  saturatingAdd(Old.F, Old.AllocCpuId == New.AllocCpuId ? 1 : 0)
-#define MEMPROF_RULE_SAMEDEALLOCCPU(F)                                         \
-  saturatingAdd(Old.F, Old.DeallocCpuId == New.DeallocCpuId ? 1 : 0)
-#define MEMPROF_RULE_HISTPTR(F) uint64_t(0)
+// The rules of MIBFields.def, as format/MIBMergeRules.h defines them.
 
 /// LLVM's MemInfoBlock::Merge: \p Into is the block already in the table.
 inline void mergeDump(MIB &Into, const MIB &New) {
@@ -75,15 +61,6 @@ inline void mergeDump(MIB &Into, const MIB &New) {
 #include "memprof/format/MIBFields.def"
 }
 
-#undef MEMPROF_RULE_SUM
-#undef MEMPROF_RULE_MIN
-#undef MEMPROF_RULE_MAX
-#undef MEMPROF_RULE_REPLACE
-#undef MEMPROF_RULE_KEEP
-#undef MEMPROF_RULE_OVERLAP
-#undef MEMPROF_RULE_SAMEALLOCCPU
-#undef MEMPROF_RULE_SAMEDEALLOCCPU
-#undef MEMPROF_RULE_HISTPTR
 
 } // namespace rt
 } // namespace memprof

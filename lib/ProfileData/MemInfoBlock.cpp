@@ -1,5 +1,6 @@
 //===- MemInfoBlock.cpp - MIB merge rules and serialization ----------------===//
 #include "memprof/ProfileData/MemInfoBlock.h"
+#include "memprof/format/MIBMergeRules.h"
 #include "llvm/Support/Endian.h"
 #include <algorithm>
 
@@ -56,26 +57,12 @@ MemInfoBlock MemInfoBlock::forAllocation(uint64_t Size, uint64_t AccessCount,
   return M;
 }
 
-// Each rule computes the merged value from the old block and the new one, so
-// that rules reading old values (OVERLAP, SAME*CPU) see them before any
-// REPLACE takes effect, exactly as LLVM's Merge orders its statements.
-#define RULE_SUM(F) satAdd(Old.F, New.F)
-#define RULE_MIN(F) std::min(Old.F, New.F)
-#define RULE_MAX(F) std::max(Old.F, New.F)
-#define RULE_REPLACE(F) New.F
-#define RULE_KEEP(F) Old.F
-#define RULE_OVERLAP(F)                                                        \
-  satAdd(Old.F, New.AllocTimestamp < Old.DeallocTimestamp ? 1 : 0)
-#define RULE_SAMEALLOCCPU(F)                                                   \
-  satAdd(Old.F, Old.AllocCpuId == New.AllocCpuId ? 1 : 0)
-#define RULE_SAMEDEALLOCCPU(F)                                                 \
-  satAdd(Old.F, Old.DeallocCpuId == New.DeallocCpuId ? 1 : 0)
-#define RULE_HISTPTR(F) uint64_t(0)
+// The rules of MIBFields.def, as format/MIBMergeRules.h defines them.
 
 void MemInfoBlock::mergeDump(const MemInfoBlock &New) {
   const MemInfoBlock Old = *this;
 #define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
-  Name = RULE_##DumpRule(Name);
+  Name = MEMPROF_RULE_##DumpRule(Name);
 #include "memprof/format/MIBFields.def"
 }
 
@@ -83,7 +70,7 @@ void MemInfoBlock::mergeCross(const MemInfoBlock &Other) {
   const MemInfoBlock Old = *this;
   const MemInfoBlock &New = Other;
 #define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
-  Name = RULE_##CrossRule(Name);
+  Name = MEMPROF_RULE_##CrossRule(Name);
 #include "memprof/format/MIBFields.def"
 }
 

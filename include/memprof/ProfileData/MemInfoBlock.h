@@ -8,6 +8,7 @@
 #ifndef MEMPROF_PROFILEDATA_MEMINFOBLOCK_H
 #define MEMPROF_PROFILEDATA_MEMINFOBLOCK_H
 
+#include "memprof/format/MIBMergeRules.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -79,11 +80,8 @@ uint64_t schemaBlockSize(llvm::ArrayRef<uint8_t> S);
 unsigned writeMIB(llvm::SmallVectorImpl<char> &Out, const MemInfoBlock &M,
                   llvm::ArrayRef<uint8_t> S);
 
-/// Saturating u64 addition.
-inline uint64_t satAdd(uint64_t A, uint64_t B) {
-  uint64_t R = A + B;
-  return R < A ? ~0ULL : R;
-}
+/// Saturating u64 addition (the one the merge rules use).
+using format::satAdd;
 
 } // namespace memprof
 
