@@ -21,7 +21,7 @@ struct MIB {
 };
 
 inline uint64_t saturatingAdd(uint64_t A, uint64_t B) {
-  return ::memprof::format::satAdd(A, B);
+  return memprof_sat_add(A, B);
 }
 
 /// The block of one allocation (spec 1.4): what the runtime forms at free, or

@@ -81,7 +81,7 @@ unsigned writeMIB(llvm::SmallVectorImpl<char> &Out, const MemInfoBlock &M,
                   llvm::ArrayRef<uint8_t> S);
 
 /// Saturating u64 addition (the one the merge rules use).
-using format::satAdd;
+inline uint64_t satAdd(uint64_t A, uint64_t B) { return memprof_sat_add(A, B); }
 
 } // namespace memprof
 

@@ -13,28 +13,24 @@
 #include <stdint.h>
 
 #ifdef __cplusplus
-namespace memprof {
-namespace format {
 /* Saturating u64 addition: merged counts never wrap. */
-inline uint64_t satAdd(uint64_t A, uint64_t B) {
+static inline uint64_t memprof_sat_add(uint64_t A, uint64_t B) {
   uint64_t R = A + B;
   return R < A ? ~(uint64_t)0 : R;
 }
-} // namespace format
-} // namespace memprof
 
-#define MEMPROF_RULE_SUM(F) ::memprof::format::satAdd(Old.F, New.F)
+#define MEMPROF_RULE_SUM(F) memprof_sat_add(Old.F, New.F)
 #define MEMPROF_RULE_MIN(F) (Old.F < New.F ? Old.F : New.F)
 #define MEMPROF_RULE_MAX(F) (Old.F > New.F ? Old.F : New.F)
 #define MEMPROF_RULE_REPLACE(F) New.F
 #define MEMPROF_RULE_KEEP(F) Old.F
 #define MEMPROF_RULE_OVERLAP(F)                                                \
-  ::memprof::format::satAdd(Old.F,                                             \
+  memprof_sat_add(Old.F,                                             \
                             New.AllocTimestamp < Old.DeallocTimestamp ? 1 : 0)
 #define MEMPROF_RULE_SAMEALLOCCPU(F)                                           \
-  ::memprof::format::satAdd(Old.F, Old.AllocCpuId == New.AllocCpuId ? 1 : 0)
+  memprof_sat_add(Old.F, Old.AllocCpuId == New.AllocCpuId ? 1 : 0)
 #define MEMPROF_RULE_SAMEDEALLOCCPU(F)                                         \
-  ::memprof::format::satAdd(Old.F,                                             \
+  memprof_sat_add(Old.F,                                             \
                             Old.DeallocCpuId == New.DeallocCpuId ? 1 : 0)
 /* An address in the profiled process: carries no information. */
 #define MEMPROF_RULE_HISTPTR(F) ((uint64_t)0)
