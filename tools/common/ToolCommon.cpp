@@ -2,6 +2,7 @@
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Error.h"
 #include "llvm/Support/FileSystem.h"
+#include <CLI/CLI.hpp>
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
@@ -33,6 +34,19 @@ void error(StringRef File, Error E) {
 }
 
 void warning(StringRef File, const Twine &Msg) { print("warning", File, Msg); }
+
+bool parseCommandLine(CLI::App &App, int argc, char **argv) {
+  try {
+    App.parse(argc, argv);
+  } catch (const CLI::ParseError &E) {
+    if (E.get_exit_code() == 0) {
+      App.exit(E); // --help
+      return false;
+    }
+    fatal("", Twine(E.what()) + " (see --help)");
+  }
+  return true;
+}
 
 void note(const Twine &Msg) { errs() << ToolName << ": " << Msg << "\n"; }
 

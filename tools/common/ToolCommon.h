@@ -10,8 +10,17 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+} // namespace CLI
+
 namespace memprof {
 namespace tool {
+
+/// Parses the command line. A usage error prints "<tool>: error: ... (see
+/// --help)" and exits 1; --help prints the help and returns false (the tool
+/// then exits 0); otherwise returns true.
+bool parseCommandLine(CLI::App &App, int argc, char **argv);
 
 /// Sets the name printed in front of every diagnostic.
 void setToolName(llvm::StringRef Name);

@@ -314,13 +314,8 @@ int main(int argc, char **argv) {
       "Raw profiles become indexed ones only through memprof-merge, "
       "which symbolizes them.\nSee docs/text-formats.md for the raw text "
       "and JSON forms.");
-  try {
-    App.parse(argc, argv);
-  } catch (const CLI::ParseError &E) {
-    if (E.get_exit_code() == 0)
-      return App.exit(E); // --help
-    tool::fatal("", Twine(E.what()) + " (see --help)");
-  }
+  if (!tool::parseCommandLine(App, argc, argv))
+    return 0;
   if (int(ToText) + int(ToIndexed) + int(ToRaw) + int(ToJSON) != 1)
     tool::fatal("", "give exactly one of --to-text, --to-indexed, --to-raw "
                     "and --to-json (see --help)");

@@ -142,13 +142,8 @@ int main(int argc, char **argv) {
   App.footer("The output depends only on the inputs' content: not on their order,\n"
              "the thread count, or how a batch was split into partial merges\n"
              "(one raw input alone keeps llvm-profdata's own order, byte for byte).");
-  try {
-    App.parse(argc, argv);
-  } catch (const CLI::ParseError &E) {
-    if (E.get_exit_code() == 0)
-      return App.exit(E); // --help
-    tool::fatal("", Twine(E.what()) + " (see --help)");
-  }
+  if (!tool::parseCommandLine(App, argc, argv))
+    return 0;
 
   for (const std::string &L : ListFiles)
     if (Error E = tool::readInputList(L, Inputs))

@@ -50,13 +50,8 @@ int main(int argc, char **argv) {
       ->type_name("DIR");
   App.add_flag("--no-names", NoNames,
                "Ignore the names extension of indexed inputs");
-  try {
-    App.parse(argc, argv);
-  } catch (const CLI::ParseError &E) {
-    if (E.get_exit_code() == 0)
-      return App.exit(E);
-    tool::fatal("", Twine(E.what()) + " (see --help)");
-  }
+  if (!tool::parseCommandLine(App, argc, argv))
+    return 0;
 
   auto L = ReportLoader::create(Binaries, DebugDirs, NoNames);
   if (!L)
