@@ -4,8 +4,8 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include <algorithm>
-#include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 using namespace llvm;
 
@@ -169,7 +169,9 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
     CallStackId Id = hashCallStack(Ids);
     addContext(Id, Frames, Ids, MIB.Info, AllMIBFields);
     if (KeepRawEntries)
-      RawEntries.push_back({Id, SmallVector<Frame, 16>(Frames.begin(), Frames.end()),
+      RawEntries.push_back({Id,
+                            SmallVector<Frame, 16>(Frames.begin(), Frames.end()),
+                            SmallVector<FrameId, 16>(Ids.begin(), Ids.end()),
                             MIB.Info, Chains});
     ++Kept;
   }
@@ -289,35 +291,50 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
 IndexedMemProf ProfileMerger::buildLLVMExact() const {
   IndexedMemProf Out;
   U64MapVector<std::vector<uint64_t>> PerFunctionCallSites;
-  std::map<GUID, std::set<uint64_t>> Seen;
-  std::unordered_map<uint64_t, ArrayRef<Frame>> PCFrames;
+  // (function, PC) pairs already listed as call sites. Keys come from the
+  // file, so no DenseMap (whose reserved keys a file could hold).
+  struct PairHash {
+    size_t operator()(const std::pair<GUID, uint64_t> &P) const {
+      return std::hash<uint64_t>()(P.first * 0x9E3779B97F4A7C15ULL ^ P.second);
+    }
+  };
+  std::unordered_set<std::pair<GUID, uint64_t>, PairHash> Seen;
+  // PC -> its inline chain's frames and frame ids (ids are reused, never
+  // re-hashed).
+  std::unordered_map<uint64_t, std::pair<ArrayRef<Frame>, ArrayRef<FrameId>>>
+      PCFrames;
   for (const RawEntry &E : RawEntries) {
     ArrayRef<Frame> Fs = E.Frames;
+    ArrayRef<FrameId> FIds = E.Ids;
     size_t Pos = 0;
     for (size_t I = 0; I < E.Chains.size(); ++I) {
       auto [PC, N] = E.Chains[I];
       ArrayRef<Frame> Chain = Fs.slice(Pos, N);
-      PCFrames.try_emplace(PC, Chain);
+      PCFrames.try_emplace(PC, Chain, FIds.slice(Pos, N));
       for (size_t J = 0; J < Chain.size(); ++J) {
         if (I == 0 && J == 0)
           continue;
         GUID G = Chain[J].Function;
-        if (Seen[G].insert(PC).second)
+        if (Seen.insert({G, PC}).second)
           PerFunctionCallSites[G].push_back(PC);
       }
       Pos += N;
     }
-    CallStackId CSId = Out.addCallStack(Fs);
+    Out.addKnownCallStack(Fs, FIds, E.Id);
     for (const Frame &F : Fs) {
-      Out.Records[F.Function].AllocSites.push_back({CSId, E.Info});
+      Out.Records[F.Function].AllocSites.push_back({E.Id, E.Info});
       if (!F.IsInlineFrame)
         break;
     }
   }
   for (const auto &[Guid, PCs] : PerFunctionCallSites) {
     IndexedRecord &R = Out.Records[Guid];
-    for (uint64_t PC : PCs)
-      R.CallSites.push_back({Out.addCallStack(PCFrames[PC]), {}});
+    for (uint64_t PC : PCs) {
+      const auto &[Chain, ChainIds] = PCFrames[PC];
+      CallStackId Id = hashCallStack(ChainIds);
+      Out.addKnownCallStack(Chain, ChainIds, Id);
+      R.CallSites.push_back({Id, {}});
+    }
   }
   return Out;
 }

@@ -552,58 +552,80 @@ ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
 
 void ElfModule::buildSymbolTable() const {
   SymbolsBuilt = true;
-  auto *Elf = cast<object::ELFObjectFileBase>(Obj.get());
-  object::ELFObjectFileBase::elf_symbol_iterator_range Range = Elf->symbols();
-  if (Range.begin() == Range.end())
-    Range = Elf->getDynamicSymbolIterators();
-
-  for (const object::ELFSymbolRef &Sym : Range) {
-    uint8_t Type = Sym.getELFType();
+  // Straight from the ELF tables (open() admits only ELF64LE): the generic
+  // SymbolRef accessors look the section table up again for every symbol,
+  // which cost more than all the rest of the table.
+  const auto &EF = cast<object::ELF64LEObjectFile>(Obj.get())->getELFFile();
+  using Elf_Shdr = object::ELF64LE::Shdr;
+  Expected<ArrayRef<Elf_Shdr>> SectionsOr = EF.sections();
+  if (!SectionsOr) {
+    Sink->add(SectionsOr.takeError());
+    return;
+  }
+  ArrayRef<Elf_Shdr> Sections = *SectionsOr;
+  const Elf_Shdr *SymTab = nullptr;
+  for (unsigned Want : {ELF::SHT_SYMTAB, ELF::SHT_DYNSYM}) {
+    for (const Elf_Shdr &Sec : Sections)
+      if (Sec.sh_type == Want) {
+        SymTab = &Sec;
+        break;
+      }
+    // An empty .symtab falls back to .dynsym, as before.
+    if (SymTab && SymTab->sh_size >= 2 * sizeof(object::ELF64LE::Sym))
+      break;
+    SymTab = nullptr;
+  }
+  if (!SymTab)
+    return;
+  auto SymsOr = EF.symbols(SymTab);
+  if (!SymsOr) {
+    Sink->add(SymsOr.takeError());
+    return;
+  }
+  Expected<StringRef> StrTabOr = EF.getStringTableForSymtab(*SymTab, Sections);
+  if (!StrTabOr) {
+    Sink->add(StrTabOr.takeError());
+    return;
+  }
+  const bool Relocatable = EF.getHeader().e_type == ELF::ET_REL;
+  bool First = true;
+  for (const object::ELF64LE::Sym &Sym : *SymsOr) {
+    if (First) { // the null symbol
+      First = false;
+      continue;
+    }
+    uint8_t Type = Sym.getType();
     if (Type != ELF::STT_FUNC && Type != ELF::STT_GNU_IFUNC &&
         Type != ELF::STT_NOTYPE)
       continue;
-    Expected<uint32_t> FlagsOr = Sym.getFlags();
-    if (!FlagsOr) {
-      Sink->add(FlagsOr.takeError());
+    // Undefined, absolute, common and extended-index symbols name no code.
+    uint16_t Shndx = Sym.st_shndx;
+    if (Shndx == ELF::SHN_UNDEF || Shndx >= ELF::SHN_LORESERVE ||
+        Shndx >= Sections.size())
       continue;
-    }
-    if (*FlagsOr & (object::SymbolRef::SF_Undefined |
-                    object::SymbolRef::SF_FormatSpecific))
-      continue;
-    Expected<object::section_iterator> SecOr = Sym.getSection();
-    if (!SecOr) {
-      Sink->add(SecOr.takeError());
-      continue;
-    }
-    if (*SecOr == Elf->section_end())
-      continue;
-    object::ELFSectionRef Sec(**SecOr);
-    if ((Sec.getFlags() & (ELF::SHF_ALLOC | ELF::SHF_EXECINSTR)) !=
+    const Elf_Shdr &Sec = Sections[Shndx];
+    if ((Sec.sh_flags & (ELF::SHF_ALLOC | ELF::SHF_EXECINSTR)) !=
         (ELF::SHF_ALLOC | ELF::SHF_EXECINSTR))
       continue;
-    Expected<StringRef> NameOr = Sym.getName();
+    Expected<StringRef> NameOr = Sym.getName(*StrTabOr);
     if (!NameOr) {
       Sink->add(NameOr.takeError());
       continue;
     }
     // Versioned names ("memcpy@@GLIBC_2.14") name the function without the
-    // version; mangled C++ names never contain '@'.
+    // version; mangled C++ names never contain '@'. Mapping symbols ("$x")
+    // are not functions.
     StringRef Name = NameOr->split('@').first;
-    if (Name.empty())
+    if (Name.empty() || Name.starts_with("$"))
       continue;
-    Expected<uint64_t> AddrOr = Sym.getAddress();
-    if (!AddrOr) {
-      Sink->add(AddrOr.takeError());
-      continue;
-    }
     CodeSymbol S;
-    S.Addr = *AddrOr;
-    S.SizeKnown = Sym.getSize() != 0;
-    S.End = S.Addr + Sym.getSize();
+    S.Addr = Sym.st_value + (Relocatable ? uint64_t(Sec.sh_addr) : 0);
+    S.SizeKnown = Sym.st_size != 0;
+    S.End = S.Addr + Sym.st_size;
     if (S.End < S.Addr) // a size that wraps is corrupt
       continue;
-    S.SectionEnd = Sec.getAddress() + Sec.getSize();
-    if (S.SectionEnd < Sec.getAddress())
+    S.SectionEnd = Sec.sh_addr + Sec.sh_size;
+    if (S.SectionEnd < Sec.sh_addr)
       S.SectionEnd = ~0ULL;
     S.Name = Name.str();
     S.IsFunc = Type != ELF::STT_NOTYPE;

@@ -149,6 +149,7 @@ private:
   struct RawEntry {
     CallStackId Id;
     llvm::SmallVector<Frame, 16> Frames;
+    llvm::SmallVector<FrameId, 16> Ids; ///< hashFrame of each frame
     MemInfoBlock Info;
     llvm::SmallVector<std::pair<uint64_t, unsigned>, 16> Chains; // PC, frames
   };
