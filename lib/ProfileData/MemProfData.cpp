@@ -3,6 +3,7 @@
 #include "llvm/Support/BLAKE3.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MD5.h"
+#include "llvm/Support/xxhash.h"
 
 using namespace llvm;
 
@@ -27,6 +28,20 @@ CallStackId hashCallStack(ArrayRef<FrameId> Ids) {
   for (size_t I = 0; I < Ids.size(); ++I)
     support::endian::write64le(Buf.data() + 8 * I, Ids[I]);
   return blake3Low64(Buf);
+}
+
+CallStackId CallStackIdCache::get(ArrayRef<FrameId> Ids) {
+  uint64_t Key = xxh3_64bits(ArrayRef<uint8_t>(
+      reinterpret_cast<const uint8_t *>(Ids.data()), Ids.size() * sizeof(FrameId)));
+  auto [It, Inserted] = Map.try_emplace(Key);
+  if (Inserted) {
+    It->second.Ids.assign(Ids.begin(), Ids.end());
+    It->second.Id = hashCallStack(Ids);
+    return It->second.Id;
+  }
+  if (ArrayRef<FrameId>(It->second.Ids) == Ids)
+    return It->second.Id;
+  return hashCallStack(Ids); // another sequence with the same cheap hash
 }
 
 StringRef canonicalFunctionName(StringRef Name) {

@@ -16,7 +16,7 @@ void ProfileMerger::addContext(ArrayRef<Frame> Frames,
   SmallVector<FrameId, 8> Ids;
   for (const Frame &F : Frames)
     Ids.push_back(hashFrame(F));
-  addContext(hashCallStack(Ids), Frames, Ids, Info, Known);
+  addContext(StackIds.get(Ids), Frames, Ids, Info, Known);
 }
 
 void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
@@ -73,9 +73,9 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
         consumeError(Found.takeError());
     }
     Modules.emplace(Seg->BuildId, M);
+    Stats.Modules.try_emplace(buildIdToHex(Seg->BuildId),
+                              M ? M->path().str() : std::string());
   }
-  Stats.Modules.try_emplace(buildIdToHex(Seg->BuildId),
-                            M ? M->path().str() : std::string());
   if (!M) {
     auto &U = Stats.Unsymbolized[buildIdToHex(Seg->BuildId)];
     ++U.PCs;
@@ -166,7 +166,7 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
       Stats.DroppedBytes += MIB.Info.TotalSize;
       continue;
     }
-    CallStackId Id = hashCallStack(Ids);
+    CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, MIB.Info, AllMIBFields);
     if (KeepRawEntries)
       RawEntries.push_back({Id,
@@ -364,6 +364,7 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   // Chain id -> (frames, frame ids); ids are reused, never re-hashed.
   DenseMap<CallStackId, std::pair<ArrayRef<Frame>, ArrayRef<FrameId>>>
       ChainFrames;
+  CallStackIdCache ChainIdCache; // chains recur across many contexts
   for (const Context *C : Ctx) {
     ArrayRef<Frame> Fs = C->Frames;
     ArrayRef<FrameId> FIds = C->Ids;
@@ -373,7 +374,7 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
         continue;
       ArrayRef<Frame> Chain = Fs.slice(ChainStart, I + 1 - ChainStart);
       ArrayRef<FrameId> ChainIds = FIds.slice(ChainStart, I + 1 - ChainStart);
-      CallStackId ChainId = hashCallStack(ChainIds);
+      CallStackId ChainId = ChainIdCache.get(ChainIds);
       ChainFrames.try_emplace(ChainId, Chain, ChainIds);
       for (size_t J = 0; J < Chain.size(); ++J)
         if (ChainStart != 0 || J != 0)

@@ -51,6 +51,23 @@ constexpr uint64_t FrameDiskSize = 17;
 FrameId hashFrame(const Frame &F);
 /// BLAKE3 of the frame ids (leaf first), truncated to a LE u64.
 CallStackId hashCallStack(llvm::ArrayRef<FrameId> Ids);
+
+/// hashCallStack, memoized: a stack id is hashed once however often its
+/// frame-id sequence recurs (BLAKE3 costs about 1,500 instructions per
+/// stack). Keyed by a cheap hash of the sequence, verified by comparing the
+/// sequence itself, so a collision of the cheap hash only costs a BLAKE3.
+class CallStackIdCache {
+public:
+  CallStackId get(llvm::ArrayRef<FrameId> Ids);
+
+private:
+  struct Entry {
+    llvm::SmallVector<FrameId, 8> Ids;
+    CallStackId Id;
+  };
+  std::unordered_map<uint64_t, Entry> Map;
+};
+
 /// LLVM's function GUID: low 64 bits of MD5 of the canonical name (spec 2.3).
 GUID functionGUID(llvm::StringRef LinkageName);
 /// Strips ".llvm." and ".part." suffixes as LLVM's getCanonicalFnName does.

@@ -134,6 +134,8 @@ private:
   MergeStats Stats;
   ProfileNames Names;
   U64MapVector<Context> Contexts;
+  /// Stack ids of the frame-id sequences met so far (hashed once each).
+  CallStackIdCache StackIds;
   /// Call sites read from indexed inputs, per function (they may carry callee
   /// GUIDs that contexts cannot reproduce).
   std::map<GUID, U64MapVector<CallSite>> ExtraCallSites;
