@@ -20,6 +20,7 @@
 #include <cassert>
 #include <cstdint>
 #include <limits>
+#include <unordered_map>
 #include <vector>
 
 using namespace llvm;
@@ -263,18 +264,53 @@ writeRadixArray(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
     auto It = Histogram.find(F);
     return It == Histogram.end() ? 0 : It->second.Count;
   };
-  // Lexicographic from the root end; popular frames sort later because the
-  // encoding starts from the last stack.
-  llvm::sort(Stacks, [&](const auto &L, const auto &R) {
-    return std::lexicographical_compare(
-        L.second->rbegin(), L.second->rend(), R.second->rbegin(),
-        R.second->rend(), [&](FrameId F1, FrameId F2) {
-          uint64_t H1 = Count(F1), H2 = Count(F2);
-          if (H1 != H2)
-            return H1 < H2;
-          return F1 < F2;
-        });
+  // Lexicographic from the root end, frames compared by (count, id);
+  // popular frames sort later because the encoding starts from the last
+  // stack. Frames are replaced by their rank under that order first, so the
+  // sort compares plain integers.
+  std::vector<std::pair<uint64_t, FrameId>> FrameKeys;
+  FrameKeys.reserve(P.Frames.size());
+  {
+    std::unordered_map<FrameId, bool> Seen;
+    for (const auto &KV : Stacks)
+      for (FrameId F : *KV.second)
+        if (Seen.try_emplace(F, true).second)
+          FrameKeys.emplace_back(Count(F), F);
+  }
+  llvm::sort(FrameKeys);
+  std::unordered_map<FrameId, uint32_t> Rank;
+  Rank.reserve(FrameKeys.size());
+  for (size_t I = 0; I < FrameKeys.size(); ++I)
+    Rank.emplace(FrameKeys[I].second, uint32_t(I));
+  std::vector<uint32_t> Ranks; // every stack's ranks, root first
+  std::vector<std::pair<size_t, size_t>> Span(Stacks.size());
+  for (size_t I = 0; I < Stacks.size(); ++I) {
+    const Stack &CS = *Stacks[I].second;
+    Span[I] = {Ranks.size(), CS.size()};
+    for (auto F = CS.rbegin(); F != CS.rend(); ++F)
+      Ranks.push_back(Rank.find(*F)->second);
+  }
+  std::vector<size_t> SortedIdx(Stacks.size());
+  for (size_t I = 0; I < SortedIdx.size(); ++I)
+    SortedIdx[I] = I;
+  llvm::sort(SortedIdx, [&](size_t L, size_t R) {
+    const uint32_t *LB = Ranks.data() + Span[L].first;
+    const uint32_t *RB = Ranks.data() + Span[R].first;
+    if (std::lexicographical_compare(LB, LB + Span[L].second, RB,
+                                     RB + Span[R].second))
+      return true;
+    if (std::lexicographical_compare(RB, RB + Span[R].second, LB,
+                                     LB + Span[L].second))
+      return false;
+    return Stacks[L].first < Stacks[R].first; // equal frames: by stack id
   });
+  {
+    std::vector<std::pair<CallStackId, const Stack *>> Sorted;
+    Sorted.reserve(Stacks.size());
+    for (size_t I : SortedIdx)
+      Sorted.push_back(Stacks[I]);
+    Stacks.swap(Sorted);
+  }
 
   std::vector<uint32_t> Radix;
   std::vector<uint64_t> Indexes; // positions of Prev's frames, root first
