@@ -166,15 +166,15 @@ Error RawParser::parseStacks(DataCursor &C,
     TRY(NumPCs, C.read<uint64_t>("stack PC count"));
     if (Error E = C.needItems(NumPCs, 8, "stack PC"))
       return E;
+    // needItems bounded NumPCs by the bytes left: NumPCs * 8 cannot wrap.
+    TRY(PCBytes, C.readBytes(NumPCs * 8, "stack PC"));
     std::vector<uint64_t> PCs;
     PCs.reserve(NumPCs);
-    bool Cut = false;
     for (uint64_t J = 0; J < NumPCs; ++J) {
-      TRY(PC, C.read<uint64_t>("stack PC"));
+      uint64_t PC = support::endian::read64le(PCBytes.data() + 8 * J);
       if (PC == 0)
-        Cut = true; // the runtime ends a trace at its first zero PC
-      if (!Cut)
-        PCs.push_back(PC);
+        break; // the runtime ends a trace at its first zero PC
+      PCs.push_back(PC);
     }
     auto [It, Inserted] = Out.try_emplace(Id, std::move(PCs));
     if (!Inserted && It->second != PCs)
