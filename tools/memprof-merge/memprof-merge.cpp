@@ -6,6 +6,7 @@
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/Symbolizer.h"
+#include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ThreadPool.h"
@@ -284,5 +285,8 @@ int main(int argc, char **argv) {
                (Used == 1 ? "" : "s") + ": " + Twine(Merger.numContexts()) +
                " allocation contexts, " + Twine(Merged.Records.size()) +
                " functions" + NamesNote + " -> " + Output);
+  // The symbolizer's DWARF tables take longer to free than the process to
+  // exit; the operating system reclaims them (as clang's -disable-free).
+  BuryPointer(std::move(Locator));
   return 0;
 }
