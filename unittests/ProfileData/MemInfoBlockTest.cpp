@@ -2,6 +2,7 @@
 #include "memprof/ProfileData/MemInfoBlock.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "gtest/gtest.h"
+#include <vector>
 
 using namespace memprof;
 
@@ -28,6 +29,27 @@ TEST(MemProfData, FrameAndStackHashesMatchLLVM) {
   Frame Main2{functionGUID("main"), 2, 15, false};
   FrameId Ids[] = {hashFrame(AllocA), hashFrame(Wrap), hashFrame(Main2)};
   EXPECT_EQ(hashCallStack(Ids), 0x3DD4DAE65CABD83DULL);
+}
+
+// The memo gives hashCallStack's value for every sequence, first time or
+// repeated, including sequences that are prefixes or permutations of others.
+TEST(MemProfData, CallStackIdCacheEqualsHashCallStack) {
+  CallStackIdCache Cache;
+  uint64_t X = 0x9E3779B97F4A7C15ULL;
+  std::vector<std::vector<FrameId>> Seqs;
+  for (int I = 0; I < 200; ++I) {
+    std::vector<FrameId> S;
+    for (int J = 0, N = 1 + I % 9; J < N; ++J) {
+      X ^= X << 13; X ^= X >> 7; X ^= X << 17;
+      S.push_back(I % 3 ? X : uint64_t(J)); // some small, repeated ids
+    }
+    Seqs.push_back(S);
+    Seqs.push_back(std::vector<FrameId>(S.rbegin(), S.rend()));
+    Seqs.push_back(std::vector<FrameId>(S.begin(), S.begin() + S.size() / 2));
+  }
+  for (int Round = 0; Round < 2; ++Round)
+    for (const auto &S : Seqs)
+      ASSERT_EQ(Cache.get(S), hashCallStack(S));
 }
 
 MemInfoBlock block(uint64_t Size, uint64_t Acc, uint32_t ATs, uint32_t DTs,
