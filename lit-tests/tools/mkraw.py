@@ -3,7 +3,8 @@
 reader: set named fields to hostile values, truncate, concatenate, re-encode.
 
   mkraw.py set IN OUT FIELD=VALUE...   fields: magic version total segoff miboff
-      stackoff segcount seg0.buildidsize mibcount mib0.stackid mib0.<MIBField>
+      stackoff segcount seg0.buildidsize mibcount mibN.stackid mibN.<MIBField>
+      (mib*.<MIBField>: every MIB)
       stackcount stack0.id stack0.numpcs stack0.pc0 (VALUE: decimal or 0x hex)
   mkraw.py truncate IN OUT LEN
   mkraw.py concat OUT IN [IN...] [--pad N] [--tail HEX]
@@ -46,6 +47,21 @@ def layout(b):
     for name, w in MIB_FIELDS[:25 if ver == 3 else 27]:
         f["mib0." + name] = (o, w)
         o += w
+    # Every MIB, walked over its histogram: mibN.<field>.
+    o = mib + 8
+    for k in range(u64(b, mib)):
+        if o + 8 > len(b):
+            break
+        f["mib%d.stackid" % k] = (o, 8)
+        o += 8
+        hsize = 0
+        for name, w in MIB_FIELDS[:25 if ver == 3 else 27]:
+            f["mib%d.%s" % (k, name)] = (o, w)
+            if name == "AccessHistogramSize" and o + 4 <= len(b):
+                hsize = struct.unpack_from("<I", b, o)[0]
+            o += w
+        if ver >= 4:
+            o += hsize * (8 if ver == 4 else 2)
     f["stackcount"] = (stk, 8)
     f["stack0.id"] = (stk + 8, 8)
     f["stack0.numpcs"] = (stk + 16, 8)
@@ -113,9 +129,12 @@ def main(a):
         f = layout(b)
         for kv in a[3:]:
             k, v = kv.split("=", 1)
-            off, w = f[k]
-            v = int(v, 0) & ((1 << (8 * w)) - 1)
-            struct.pack_into("<I" if w == 4 else "<Q", b, off, v)
+            # mib*.<field> sets the field of every MIB of the first dump.
+            keys = [x for x in f if x.startswith("mib") and x.split(".", 1)[0][3:].isdigit()
+                    and x.split(".", 1)[1] == k.split(".", 1)[1]] if k.startswith("mib*.") else [k]
+            for key in keys:
+                off, w = f[key]
+                struct.pack_into("<I" if w == 4 else "<Q", b, off, int(v, 0) & ((1 << (8 * w)) - 1))
         open(a[2], "wb").write(b)
     elif cmd == "truncate":
         open(a[2], "wb").write(open(a[1], "rb").read()[:int(a[3])])

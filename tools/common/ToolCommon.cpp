@@ -71,17 +71,51 @@ Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {
   return std::move(*BufOrErr);
 }
 
-Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
+Expected<std::pair<uint64_t, std::string>>
+parseWeightedInput(StringRef Arg) {
+  auto [W, File] = Arg.split(',');
+  uint64_t Weight = 0;
+  if (Arg.find(',') == StringRef::npos || W.empty() ||
+      W.find_first_not_of("0123456789") != StringRef::npos || File.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Arg + "' is not WEIGHT,FILE");
+  if (W.getAsInteger(10, Weight) || Weight < 1 || Weight > MaxInputWeight)
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Arg +
+                                 "': the weight must be an integer from 1 to " +
+                                 Twine(MaxInputWeight));
+  return std::make_pair(Weight, File.str());
+}
+
+static Error readList(StringRef ListPath, std::vector<std::string> &Out,
+                      std::vector<uint64_t> *Weights) {
   auto BufOrErr = readInput(ListPath);
   if (!BufOrErr)
     return BufOrErr.takeError();
   StringRef Dir = sys::path::parent_path(ListPath);
   SmallVector<StringRef, 64> Lines;
   (*BufOrErr)->getBuffer().split(Lines, '\n');
+  unsigned LineNo = 0;
   for (StringRef L : Lines) {
+    ++LineNo;
     L = L.trim();
     if (L.empty() || L.starts_with("#"))
       continue;
+    uint64_t Weight = 1;
+    if (Weights) {
+      StringRef Head = L.take_until([](char C) { return C == ','; });
+      if (Head.size() < L.size() && !Head.empty() &&
+          Head.find_first_not_of("0123456789") == StringRef::npos) {
+        auto WOr = parseWeightedInput(L);
+        if (!WOr)
+          return makeError(ErrorCode::Malformed,
+                           "line " + Twine(LineNo) + ": " +
+                               toString(WOr.takeError()));
+        Weight = WOr->first;
+        L = L.drop_front(Head.size() + 1);
+      }
+      Weights->push_back(Weight);
+    }
     if (sys::path::is_absolute(L) || Dir.empty()) {
       Out.push_back(L.str());
     } else {
@@ -91,6 +125,15 @@ Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
     }
   }
   return Error::success();
+}
+
+Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
+  return readList(ListPath, Out, nullptr);
+}
+
+Error readInputList(StringRef ListPath, std::vector<std::string> &Out,
+                    std::vector<uint64_t> &Weights) {
+  return readList(ListPath, Out, &Weights);
 }
 
 bool sameFile(StringRef A, StringRef B) {

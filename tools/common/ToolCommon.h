@@ -41,6 +41,20 @@ readInput(llvm::StringRef Path);
 /// with '#' are skipped; relative paths are taken relative to the list.
 llvm::Error readInputList(llvm::StringRef ListPath,
                           std::vector<std::string> &Out);
+/// The same where a line may also be `W,FILE` (llvm-profdata's weighted
+/// form): a line whose text up to its first comma is all decimal digits
+/// gives the weight of the file after the comma; other lines have weight 1.
+/// \p Weights gets one entry per path added to \p Out.
+llvm::Error readInputList(llvm::StringRef ListPath,
+                          std::vector<std::string> &Out,
+                          std::vector<uint64_t> &Weights);
+
+/// The weights of `W,FILE` inputs: integers from 1 to 2^32.
+constexpr uint64_t MaxInputWeight = uint64_t(1) << 32;
+/// Parses `W,FILE` (--weighted-input): a decimal W from 1 to MaxInputWeight
+/// and a non-empty FILE.
+llvm::Expected<std::pair<uint64_t, std::string>>
+parseWeightedInput(llvm::StringRef Arg);
 
 /// True if \p A and \p B name the same existing file.
 bool sameFile(llvm::StringRef A, llvm::StringRef B);
