@@ -6,6 +6,8 @@ reader: set named fields to hostile values, truncate, concatenate, re-encode.
       stackoff segcount seg0.buildidsize mibcount mibN.stackid mibN.<MIBField>
       (mib*.<MIBField>: every MIB)
       stackcount stack0.id stack0.numpcs stack0.pc0 (VALUE: decimal or 0x hex)
+  mkraw.py many IN OUT COPIES          one v4 dump with COPIES copies of IN's first dump's
+      MIBs and stacks, each copy under new stack ids (a large valid profile)
   mkraw.py truncate IN OUT LEN
   mkraw.py concat OUT IN [IN...] [--pad N] [--tail HEX]
   mkraw.py reencode IN OUT VERSION     v5 -> v4 (u64 histogram) or v3 (no histogram)
@@ -122,6 +124,37 @@ def encode(ver, segs, nseg, mibs, stacks):
     hdr = struct.pack("<6Q", 0xFF6D70726F667281, ver, total, segoff, miboff, stackoff)
     return hdr + segsec + mibsec + stacks
 
+def many(b, copies):
+    """A v4 raw profile holding COPIES copies of every MIB and stack of the
+    first dump of b, each copy under its own stack id (so the reader keeps
+    them all): a large valid profile from a small one."""
+    segs, nseg, mibs, stacks = parse_dump(b, 0)
+    n = u64(stacks, 0)
+    entries, o = [], 8
+    for _ in range(n):
+        sid, npcs = u64(stacks, o), u64(stacks, o + 8)
+        entries.append((sid, stacks[o + 16: o + 16 + 8 * npcs], npcs))
+        o += 16 + 8 * npcs
+    fields = MIB_FIELDS[:27]
+    m, st = [struct.pack("<Q", len(mibs) * copies)], [struct.pack("<Q", len(entries) * copies)]
+    for k in range(copies):
+        salt = k << 40
+        for sid, vals, hist in mibs:
+            vals = list(vals) + [0] * (27 - len(vals))
+            vals[25] = vals[26] = 0
+            m.append(struct.pack("<Q", sid ^ salt))
+            m.append(b"".join(struct.pack("<I" if w == 4 else "<Q", v)
+                              for (name, w), v in zip(fields, vals)))
+        for sid, pcs, npcs in entries:
+            st.append(struct.pack("<QQ", sid ^ salt, npcs) + pcs)
+    segsec = pad8(struct.pack("<Q", nseg) + segs)
+    mibsec, stacksec = pad8(b"".join(m)), pad8(b"".join(st))
+    miboff = 48 + len(segsec)
+    stackoff = miboff + len(mibsec)
+    total = stackoff + len(stacksec)
+    hdr = struct.pack("<6Q", 0xFF6D70726F667281, 4, total, 48, miboff, stackoff)
+    return hdr + segsec + mibsec + stacksec
+
 def main(a):
     cmd = a[0]
     if cmd == "set":
@@ -136,6 +169,8 @@ def main(a):
                 off, w = f[key]
                 struct.pack_into("<I" if w == 4 else "<Q", b, off, int(v, 0) & ((1 << (8 * w)) - 1))
         open(a[2], "wb").write(b)
+    elif cmd == "many":
+        open(a[2], "wb").write(many(open(a[1], "rb").read(), int(a[3])))
     elif cmd == "truncate":
         open(a[2], "wb").write(open(a[1], "rb").read()[:int(a[3])])
     elif cmd == "concat":

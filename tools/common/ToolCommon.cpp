@@ -7,7 +7,12 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/ErrorHandling.h"
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -17,6 +22,38 @@ namespace tool {
 static std::string ToolName = "memprof";
 
 void setToolName(StringRef Name) { ToolName = Name.str(); }
+
+// The message is built once, up front: when memory runs out, nothing may be
+// allocated to report it.
+static char OutOfMemoryMsg[256];
+static size_t OutOfMemoryLen = 0;
+
+[[noreturn]] static void outOfMemory() {
+  // write(2) and _exit only: the heap cannot be trusted any more. Temporary
+  // outputs registered with RemoveFileOnSignal are removed first.
+  ssize_t R = ::write(2, OutOfMemoryMsg, OutOfMemoryLen);
+  (void)R;
+  sys::RunInterruptHandlers();
+  ::_exit(1);
+}
+
+static void outOfMemoryNewHandler() { outOfMemory(); }
+
+static void outOfMemoryLLVMHandler(void *, const char *, bool) {
+  outOfMemory();
+}
+
+void installOutOfMemoryHandler() {
+  int N = std::snprintf(OutOfMemoryMsg, sizeof(OutOfMemoryMsg),
+                        "%s: error: out of memory (an allocation failed); "
+                        "merge fewer or smaller inputs at a time, or raise "
+                        "the memory limit\n",
+                        ToolName.c_str());
+  OutOfMemoryLen =
+      N < 0 ? 0 : std::min<size_t>(size_t(N), sizeof(OutOfMemoryMsg) - 1);
+  std::set_new_handler(outOfMemoryNewHandler);
+  install_bad_alloc_error_handler(outOfMemoryLLVMHandler);
+}
 
 static void print(StringRef Kind, StringRef File, const Twine &Msg) {
   errs() << ToolName << ": " << Kind << ": ";

@@ -24,6 +24,10 @@ bool parseCommandLine(CLI::App &App, int argc, char **argv);
 
 /// Sets the name printed in front of every diagnostic.
 void setToolName(llvm::StringRef Name);
+/// Makes a failed allocation (operator new, or LLVM's own allocators) print
+/// "<tool>: error: out of memory ..." and exit with status 1, removing any
+/// temporary output file, instead of aborting. Call after setToolName.
+void installOutOfMemoryHandler();
 /// "<tool>: error: <file>: <message>" (file omitted when empty).
 void error(llvm::StringRef File, const llvm::Twine &Msg);
 void error(llvm::StringRef File, llvm::Error E);

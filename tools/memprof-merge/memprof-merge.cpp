@@ -121,6 +121,7 @@ void reportSaturatedSites(const IndexedMemProf &P, ArrayRef<uint8_t> Schema,
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-merge");
+  tool::installOutOfMemoryHandler();
 
   CLI::App App{
       "Merge raw MemProf profiles (LLVM raw v3-v5, as clang's -fmemory-profile\n"
