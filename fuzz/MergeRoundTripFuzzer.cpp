@@ -2,7 +2,8 @@
 //
 // A differential check: whatever raw profile the reader accepts, merged with
 // a fake symbolizer (each PC its own frame) and written in every MemProf
-// version, reads back to the same records.
+// version, reads back to the same records; and merged with a weight W it
+// equals W copies merged.
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/IndexedProfile.h"
@@ -103,5 +104,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       if (!sameContent(Merged, *Back, Full ? fullSchema() : hotColdSchema()))
         abort();
     }
-  return 0;
+
+  // A weight W is W copies of the input (T9), saturation included: every
+  // field of every context agrees.
+  const uint64_t W = 2 + Size % 3;
+  ProfileMerger Weighted(&L), Copies(&L);
+  if (Weighted.addRaw(*P, W))
+    abort(); // the same input was accepted above
+  for (uint64_t I = 0; I < W; ++I)
+    if (Copies.addRaw(*P))
+      abort();
+  IndexedMemProf A = Weighted.build(RecordOrder::Canonical);
+  IndexedMemProf B = Copies.build(RecordOrder::Canonical);
+  if (!sameContent(A, B, fullSchema()))
+    abort();
+  for (const auto &[G, R] : A.Records)
+    for (size_t I = 0; I < R.AllocSites.size(); ++I)
+      if (R.AllocSites[I].Info != B.Records.find(G)->second.AllocSites[I].Info)
+        abort();
+  size_t Saturated = findSaturatedSites(A, fullSchema()).size();
+  return Saturated == size_t(-1) ? 0 : 0;
 }

@@ -37,4 +37,6 @@ clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-poi
 python3 "$tools/run-profiled.py" wf.raw ./wordfreq 1 >/dev/null
 "$merge" -q wf.raw --profiled-binary wordfreq --debug-dir /usr/lib/x86_64-linux-gnu \
   -o "$here/corpus/names/wordfreq-zlib.profdata"
+# The symbolizer's seeds are tiny ELF files rather than profiles.
+"$here/make-elf-corpus.sh"
 echo "corpora written to $here/corpus"

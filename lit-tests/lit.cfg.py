@@ -16,6 +16,10 @@ for var in ("HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+# ASan reserves terabytes of address space: no address-space caps under it.
+if getattr(config, "memprof_sanitizers", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("asan")
+
 # Oracles and the compiler under their Debian names.
 config.substitutions.append(("%clangxx", "clang++-22"))
 config.substitutions.append(("%clang", "clang-22"))
@@ -31,4 +35,6 @@ config.substitutions.append(("%check-totals", "python3 " + os.path.join(tools, "
 config.substitutions.append(("%mkraw", "python3 " + os.path.join(tools, "mkraw.py")))
 config.substitutions.append(("%check-rejects", "python3 " + os.path.join(tools, "check-rejects.py")))
 config.substitutions.append(("%llvm-part", "python3 " + os.path.join(tools, "llvm-part.py")))
+config.substitutions.append(("%run-limited", "python3 " + os.path.join(tools, "run-limited.py")))
+config.substitutions.append(("%make-copies", "python3 " + os.path.join(tools, "make-copies.py")))
 config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "check-show.py")))

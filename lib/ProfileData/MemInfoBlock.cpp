@@ -89,6 +89,49 @@ void MemInfoBlock::mergeCrossKnown(const MemInfoBlock &Other,
   }
 }
 
+namespace {
+// Which cross-input rules sum: the fields a weight multiplies.
+constexpr bool SumsSUM = true, SumsMIN = false, SumsMAX = false,
+               SumsHISTPTR = false;
+constexpr bool Summed[NumMIBTags + 1] = {
+    false,
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) Sums##CrossRule,
+#include "memprof/format/MIBFields.def"
+};
+} // namespace
+
+bool mibFieldIsSummed(unsigned Tag) {
+  return Tag >= 1 && Tag <= NumMIBTags && Summed[Tag];
+}
+
+uint32_t MemInfoBlock::scale(uint64_t Weight) {
+  uint32_t Saturated = 0;
+  for (unsigned T = 1; T <= NumMIBTags; ++T) {
+    if (!Summed[T])
+      continue;
+    uint64_t V = get(T), R;
+    if (__builtin_mul_overflow(V, Weight, &R)) {
+      R = ~uint64_t(0);
+      Saturated |= 1u << (T - 1);
+    }
+    set(T, R);
+  }
+  return Saturated;
+}
+
+uint32_t saturatedFields(const MemInfoBlock &M, ArrayRef<uint8_t> S) {
+  uint32_t Mask = 0;
+  for (uint8_t T : S) {
+    unsigned W = mibFieldWidth(T);
+    if (!W)
+      continue;
+    uint64_t Max = W == 4 ? uint64_t(UINT32_MAX) : ~uint64_t(0);
+    if (M.get(T) >= Max)
+      Mask |= 1u << (T - 1);
+  }
+  return Mask;
+}
+
 uint64_t MemInfoBlock::get(unsigned Tag) const {
   switch (Tag) {
 #define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \

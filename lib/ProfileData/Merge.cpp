@@ -102,7 +102,7 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
   return &CI->second;
 }
 
-Error ProfileMerger::addRaw(const RawProfile &P) {
+Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   ++Stats.RawInputs;
   SmallVector<size_t, 16> Sorted;
   for (size_t I = 0; I < P.Segments.size(); ++I)
@@ -160,19 +160,22 @@ Error ProfileMerger::addRaw(const RawProfile &P) {
       Ids.append(LI->second.Ids->begin(), LI->second.Ids->end());
       Chains.push_back({PC, unsigned(S->Frames.size())});
     }
+    MemInfoBlock Info = MIB.Info;
+    if (Weight != 1)
+      Info.scale(Weight);
     if (Frames.empty()) {
       ++Stats.DroppedContexts;
-      Stats.DroppedAllocations += MIB.Info.AllocCount;
-      Stats.DroppedBytes += MIB.Info.TotalSize;
+      Stats.DroppedAllocations = satAdd(Stats.DroppedAllocations, Info.AllocCount);
+      Stats.DroppedBytes = satAdd(Stats.DroppedBytes, Info.TotalSize);
       continue;
     }
     CallStackId Id = StackIds.get(Ids);
-    addContext(Id, Frames, Ids, MIB.Info, AllMIBFields);
+    addContext(Id, Frames, Ids, Info, AllMIBFields);
     if (KeepRawEntries)
       RawEntries.push_back({Id,
                             SmallVector<Frame, 16>(Frames.begin(), Frames.end()),
                             SmallVector<FrameId, 16>(Ids.begin(), Ids.end()),
-                            MIB.Info, Chains});
+                            Info, Chains});
     ++Kept;
   }
   if (Kept == 0 && !P.MIBs.empty()) {
@@ -239,7 +242,8 @@ void ProfileMerger::forEachContext(
 
 void ProfileMerger::addIndexed(const IndexedMemProf &P,
                                ArrayRef<uint8_t> Schema,
-                               const ProfileNames *InputNames) {
+                               const ProfileNames *InputNames,
+                               uint64_t Weight) {
   ++Stats.IndexedInputs;
   RawEntries.clear();
   if (InputNames)
@@ -281,8 +285,24 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
       It->second.Callees.append(CS.CalleeGuids.begin(), CS.CalleeGuids.end());
     }
   }
-  for (const auto &[CSId, F] : Blocks)
+  for (auto &[CSId, F] : Blocks) {
+    if (Weight != 1)
+      F.Info.scale(Weight);
     addContext(P.stackFrames(CSId), F.Info, schemaMask(Schema));
+  }
+}
+
+std::vector<SaturatedSite> findSaturatedSites(const IndexedMemProf &P,
+                                              ArrayRef<uint8_t> Schema) {
+  std::map<CallStackId, uint32_t> Masks;
+  for (const auto &KV : P.Records)
+    for (const IndexedAllocSite &AS : KV.second.AllocSites)
+      if (uint32_t M = saturatedFields(AS.Info, Schema))
+        Masks[AS.CSId] |= M;
+  std::vector<SaturatedSite> Out;
+  for (const auto &[Id, Mask] : Masks)
+    Out.push_back({Id, P.stackFrames(Id), Mask});
+  return Out;
 }
 
 // llvm-profdata's records for one raw profile (spec 2.5), entry by entry:

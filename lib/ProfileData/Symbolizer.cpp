@@ -405,6 +405,10 @@ public:
   /// file with a build id.
   static Expected<std::unique_ptr<ElfModule>>
   open(StringRef Path, std::vector<std::string> *Notes);
+  /// The same for an image already in memory; \p Buffer's identifier is the
+  /// path used in messages.
+  static Expected<std::unique_ptr<ElfModule>>
+  open(std::unique_ptr<MemoryBuffer> Buffer, std::vector<std::string> *Notes);
 
   StringRef path() const override { return Path; }
   uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override;
@@ -460,10 +464,16 @@ ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
   if (!BufOr)
     return fileError(ErrorCode::IO, Path,
                      "cannot read: " + BufOr.getError().message());
+  return open(std::move(*BufOr), Notes);
+}
 
+Expected<std::unique_ptr<ElfModule>>
+ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
+                std::vector<std::string> *Notes) {
   auto M = std::unique_ptr<ElfModule>(new ElfModule());
-  M->Path = Path.str();
-  M->Buffer = std::move(*BufOr);
+  M->Path = Buffer->getBufferIdentifier().str();
+  M->Buffer = std::move(Buffer);
+  StringRef Path = M->Path;
   file_magic Magic = identify_magic(M->Buffer->getBuffer());
   if (Magic != file_magic::elf && Magic != file_magic::elf_executable &&
       Magic != file_magic::elf_shared_object &&
@@ -809,6 +819,9 @@ void ElfModule::addNames(ProfileNames &Names,
   }
   N.DeclFile = StringRef();
   N.DeclLine = 0;
+  // The table is built lazily, on the first lookup that needs it.
+  if (!SymbolsBuilt)
+    buildSymbolTable();
   for (const CodeSymbol &S : Symbols) {
     if (!S.IsFunc)
       continue;
@@ -859,6 +872,10 @@ struct ElfBinaryLocator::Impl {
   std::vector<bool> Scanned;                       // per search dir
   std::map<std::string, std::vector<std::string>> ScanIndex; // id -> paths
   StringSet<> Tried; // (path, build id) pairs already opened
+  std::vector<std::string> ProfiledOrder; // build ids, as given
+
+  /// Registers a profiled binary; fails on a repeated build id.
+  Error addProfiled(Expected<std::unique_ptr<ElfModule>> MOr);
 
   /// Opens \p Path as a candidate for \p BuildId; null (with a note) if it
   /// cannot be read or holds another build id.
@@ -955,28 +972,50 @@ void ElfBinaryLocator::Impl::scan(StringRef Dir) {
 ElfBinaryLocator::ElfBinaryLocator() : P(std::make_unique<Impl>()) {}
 ElfBinaryLocator::~ElfBinaryLocator() = default;
 
+Error ElfBinaryLocator::Impl::addProfiled(
+    Expected<std::unique_ptr<ElfModule>> MOr) {
+  if (!MOr)
+    return MOr.takeError();
+  ElfModule *M = MOr->get();
+  auto [It, New] = Profiled.try_emplace(std::string(M->buildId()), M);
+  if (!New)
+    return makeError(ErrorCode::Symbolization,
+                     M->path() + ": duplicate profiled binary build id " +
+                         buildIdToHex(M->buildId()) + " (also " +
+                         It->second->path() + ")");
+  ProfiledOrder.push_back(std::string(M->buildId()));
+  Tried.insert(M->path().str() + '\0' + std::string(M->buildId()));
+  Owned.push_back(std::move(*MOr));
+  return Error::success();
+}
+
 Expected<std::unique_ptr<ElfBinaryLocator>>
 ElfBinaryLocator::create(const std::vector<std::string> &ProfiledBinaries,
                          const std::vector<std::string> &SearchDirs) {
   auto L = std::unique_ptr<ElfBinaryLocator>(new ElfBinaryLocator());
   L->P->SearchDirs = SearchDirs;
   L->P->Scanned.assign(SearchDirs.size(), false);
-  for (const std::string &Path : ProfiledBinaries) {
-    Expected<std::unique_ptr<ElfModule>> MOr =
-        ElfModule::open(Path, &L->P->Notes);
-    if (!MOr)
-      return MOr.takeError();
-    ElfModule *M = MOr->get();
-    auto [It, New] = L->P->Profiled.try_emplace(std::string(M->buildId()), M);
-    if (!New)
-      return makeError(ErrorCode::Symbolization,
-                       Path + ": duplicate profiled binary build id " +
-                           buildIdToHex(M->buildId()) + " (also " +
-                           It->second->path() + ")");
-    L->P->Tried.insert(Path + '\0' + std::string(M->buildId()));
-    L->P->Owned.push_back(std::move(*MOr));
-  }
+  for (const std::string &Path : ProfiledBinaries)
+    if (Error E = L->P->addProfiled(ElfModule::open(Path, &L->P->Notes)))
+      return std::move(E);
   return std::move(L);
+}
+
+Expected<std::unique_ptr<ElfBinaryLocator>>
+ElfBinaryLocator::create(std::vector<std::unique_ptr<MemoryBuffer>> Binaries,
+                         const std::vector<std::string> &SearchDirs) {
+  auto L = std::unique_ptr<ElfBinaryLocator>(new ElfBinaryLocator());
+  L->P->SearchDirs = SearchDirs;
+  L->P->Scanned.assign(SearchDirs.size(), false);
+  for (std::unique_ptr<MemoryBuffer> &B : Binaries)
+    if (Error E =
+            L->P->addProfiled(ElfModule::open(std::move(B), &L->P->Notes)))
+      return std::move(E);
+  return std::move(L);
+}
+
+std::vector<std::string> ElfBinaryLocator::profiledBuildIds() const {
+  return P->ProfiledOrder;
 }
 
 Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
@@ -1050,6 +1089,17 @@ Error addBinaryNames(StringRef Path, ProfileNames &Names,
                      std::vector<std::string> *Notes,
                      function_ref<bool(GUID)> Wanted) {
   Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, Notes);
+  if (!MOr)
+    return MOr.takeError();
+  (*MOr)->addNames(Names, Wanted);
+  return Error::success();
+}
+
+Error addBinaryNames(std::unique_ptr<MemoryBuffer> Binary, ProfileNames &Names,
+                     std::vector<std::string> *Notes,
+                     function_ref<bool(GUID)> Wanted) {
+  Expected<std::unique_ptr<ElfModule>> MOr =
+      ElfModule::open(std::move(Binary), Notes);
   if (!MOr)
     return MOr.takeError();
   (*MOr)->addNames(Names, Wanted);

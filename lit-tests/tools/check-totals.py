@@ -4,19 +4,23 @@ print, using llvm-profdata-22's YAML of the merged profile as the reader.
 
 check-totals.py YAML TRUTH... : every TRUTH line "site NAME COUNT BYTES" is
 summed over the files; for each NAME, the allocation contexts whose leaf frame
-is function NAME must hold exactly those totals."""
+is function NAME must hold exactly those totals. A TRUTH given as W*FILE counts
+FILE W times (the truth of an input merged with weight W)."""
 import hashlib, sys, yaml
 
 def guid(name):
     return int.from_bytes(hashlib.md5(name.encode()).digest()[:8], "little")
 
 want = {}
-for path in sys.argv[2:]:
+for arg in sys.argv[2:]:
+    weight, path = 1, arg
+    if "*" in arg and arg.split("*", 1)[0].isdigit():
+        weight, path = int(arg.split("*", 1)[0]), arg.split("*", 1)[1]
     for line in open(path):
         parts = line.split()
         if len(parts) == 4 and parts[0] == "site":
             c, b = want.get(parts[1], (0, 0))
-            want[parts[1]] = (c + int(parts[2]), b + int(parts[3]))
+            want[parts[1]] = (c + weight * int(parts[2]), b + weight * int(parts[3]))
 
 docs = [d for d in yaml.safe_load_all(open(sys.argv[1])) if d]
 records = docs[0].get("HeapProfileRecords", []) if docs else []

@@ -3,8 +3,11 @@
 reader: set named fields to hostile values, truncate, concatenate, re-encode.
 
   mkraw.py set IN OUT FIELD=VALUE...   fields: magic version total segoff miboff
-      stackoff segcount seg0.buildidsize mibcount mib0.stackid mib0.<MIBField>
+      stackoff segcount seg0.buildidsize mibcount mibN.stackid mibN.<MIBField>
+      (mib*.<MIBField>: every MIB)
       stackcount stack0.id stack0.numpcs stack0.pc0 (VALUE: decimal or 0x hex)
+  mkraw.py many IN OUT COPIES          one v4 dump with COPIES copies of IN's first dump's
+      MIBs and stacks, each copy under new stack ids (a large valid profile)
   mkraw.py truncate IN OUT LEN
   mkraw.py concat OUT IN [IN...] [--pad N] [--tail HEX]
   mkraw.py reencode IN OUT VERSION     v5 -> v4 (u64 histogram) or v3 (no histogram)
@@ -46,6 +49,21 @@ def layout(b):
     for name, w in MIB_FIELDS[:25 if ver == 3 else 27]:
         f["mib0." + name] = (o, w)
         o += w
+    # Every MIB, walked over its histogram: mibN.<field>.
+    o = mib + 8
+    for k in range(u64(b, mib)):
+        if o + 8 > len(b):
+            break
+        f["mib%d.stackid" % k] = (o, 8)
+        o += 8
+        hsize = 0
+        for name, w in MIB_FIELDS[:25 if ver == 3 else 27]:
+            f["mib%d.%s" % (k, name)] = (o, w)
+            if name == "AccessHistogramSize" and o + 4 <= len(b):
+                hsize = struct.unpack_from("<I", b, o)[0]
+            o += w
+        if ver >= 4:
+            o += hsize * (8 if ver == 4 else 2)
     f["stackcount"] = (stk, 8)
     f["stack0.id"] = (stk + 8, 8)
     f["stack0.numpcs"] = (stk + 16, 8)
@@ -106,6 +124,37 @@ def encode(ver, segs, nseg, mibs, stacks):
     hdr = struct.pack("<6Q", 0xFF6D70726F667281, ver, total, segoff, miboff, stackoff)
     return hdr + segsec + mibsec + stacks
 
+def many(b, copies):
+    """A v4 raw profile holding COPIES copies of every MIB and stack of the
+    first dump of b, each copy under its own stack id (so the reader keeps
+    them all): a large valid profile from a small one."""
+    segs, nseg, mibs, stacks = parse_dump(b, 0)
+    n = u64(stacks, 0)
+    entries, o = [], 8
+    for _ in range(n):
+        sid, npcs = u64(stacks, o), u64(stacks, o + 8)
+        entries.append((sid, stacks[o + 16: o + 16 + 8 * npcs], npcs))
+        o += 16 + 8 * npcs
+    fields = MIB_FIELDS[:27]
+    m, st = [struct.pack("<Q", len(mibs) * copies)], [struct.pack("<Q", len(entries) * copies)]
+    for k in range(copies):
+        salt = k << 40
+        for sid, vals, hist in mibs:
+            vals = list(vals) + [0] * (27 - len(vals))
+            vals[25] = vals[26] = 0
+            m.append(struct.pack("<Q", sid ^ salt))
+            m.append(b"".join(struct.pack("<I" if w == 4 else "<Q", v)
+                              for (name, w), v in zip(fields, vals)))
+        for sid, pcs, npcs in entries:
+            st.append(struct.pack("<QQ", sid ^ salt, npcs) + pcs)
+    segsec = pad8(struct.pack("<Q", nseg) + segs)
+    mibsec, stacksec = pad8(b"".join(m)), pad8(b"".join(st))
+    miboff = 48 + len(segsec)
+    stackoff = miboff + len(mibsec)
+    total = stackoff + len(stacksec)
+    hdr = struct.pack("<6Q", 0xFF6D70726F667281, 4, total, 48, miboff, stackoff)
+    return hdr + segsec + mibsec + stacksec
+
 def main(a):
     cmd = a[0]
     if cmd == "set":
@@ -113,10 +162,15 @@ def main(a):
         f = layout(b)
         for kv in a[3:]:
             k, v = kv.split("=", 1)
-            off, w = f[k]
-            v = int(v, 0) & ((1 << (8 * w)) - 1)
-            struct.pack_into("<I" if w == 4 else "<Q", b, off, v)
+            # mib*.<field> sets the field of every MIB of the first dump.
+            keys = [x for x in f if x.startswith("mib") and x.split(".", 1)[0][3:].isdigit()
+                    and x.split(".", 1)[1] == k.split(".", 1)[1]] if k.startswith("mib*.") else [k]
+            for key in keys:
+                off, w = f[key]
+                struct.pack_into("<I" if w == 4 else "<Q", b, off, int(v, 0) & ((1 << (8 * w)) - 1))
         open(a[2], "wb").write(b)
+    elif cmd == "many":
+        open(a[2], "wb").write(many(open(a[1], "rb").read(), int(a[3])))
     elif cmd == "truncate":
         open(a[2], "wb").write(open(a[1], "rb").read()[:int(a[3])])
     elif cmd == "concat":

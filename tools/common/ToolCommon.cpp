@@ -7,7 +7,12 @@
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/ErrorHandling.h"
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <new>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -17,6 +22,38 @@ namespace tool {
 static std::string ToolName = "memprof";
 
 void setToolName(StringRef Name) { ToolName = Name.str(); }
+
+// The message is built once, up front: when memory runs out, nothing may be
+// allocated to report it.
+static char OutOfMemoryMsg[256];
+static size_t OutOfMemoryLen = 0;
+
+[[noreturn]] static void outOfMemory() {
+  // write(2) and _exit only: the heap cannot be trusted any more. Temporary
+  // outputs registered with RemoveFileOnSignal are removed first.
+  ssize_t R = ::write(2, OutOfMemoryMsg, OutOfMemoryLen);
+  (void)R;
+  sys::RunInterruptHandlers();
+  ::_exit(1);
+}
+
+static void outOfMemoryNewHandler() { outOfMemory(); }
+
+static void outOfMemoryLLVMHandler(void *, const char *, bool) {
+  outOfMemory();
+}
+
+void installOutOfMemoryHandler() {
+  int N = std::snprintf(OutOfMemoryMsg, sizeof(OutOfMemoryMsg),
+                        "%s: error: out of memory (an allocation failed); "
+                        "merge fewer or smaller inputs at a time, or raise "
+                        "the memory limit\n",
+                        ToolName.c_str());
+  OutOfMemoryLen =
+      N < 0 ? 0 : std::min<size_t>(size_t(N), sizeof(OutOfMemoryMsg) - 1);
+  std::set_new_handler(outOfMemoryNewHandler);
+  install_bad_alloc_error_handler(outOfMemoryLLVMHandler);
+}
 
 static void print(StringRef Kind, StringRef File, const Twine &Msg) {
   errs() << ToolName << ": " << Kind << ": ";
@@ -71,17 +108,51 @@ Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {
   return std::move(*BufOrErr);
 }
 
-Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
+Expected<std::pair<uint64_t, std::string>>
+parseWeightedInput(StringRef Arg) {
+  auto [W, File] = Arg.split(',');
+  uint64_t Weight = 0;
+  if (Arg.find(',') == StringRef::npos || W.empty() ||
+      W.find_first_not_of("0123456789") != StringRef::npos || File.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Arg + "' is not WEIGHT,FILE");
+  if (W.getAsInteger(10, Weight) || Weight < 1 || Weight > MaxInputWeight)
+    return createStringError(inconvertibleErrorCode(),
+                             "'" + Arg +
+                                 "': the weight must be an integer from 1 to " +
+                                 Twine(MaxInputWeight));
+  return std::make_pair(Weight, File.str());
+}
+
+static Error readList(StringRef ListPath, std::vector<std::string> &Out,
+                      std::vector<uint64_t> *Weights) {
   auto BufOrErr = readInput(ListPath);
   if (!BufOrErr)
     return BufOrErr.takeError();
   StringRef Dir = sys::path::parent_path(ListPath);
   SmallVector<StringRef, 64> Lines;
   (*BufOrErr)->getBuffer().split(Lines, '\n');
+  unsigned LineNo = 0;
   for (StringRef L : Lines) {
+    ++LineNo;
     L = L.trim();
     if (L.empty() || L.starts_with("#"))
       continue;
+    uint64_t Weight = 1;
+    if (Weights) {
+      StringRef Head = L.take_until([](char C) { return C == ','; });
+      if (Head.size() < L.size() && !Head.empty() &&
+          Head.find_first_not_of("0123456789") == StringRef::npos) {
+        auto WOr = parseWeightedInput(L);
+        if (!WOr)
+          return makeError(ErrorCode::Malformed,
+                           "line " + Twine(LineNo) + ": " +
+                               toString(WOr.takeError()));
+        Weight = WOr->first;
+        L = L.drop_front(Head.size() + 1);
+      }
+      Weights->push_back(Weight);
+    }
     if (sys::path::is_absolute(L) || Dir.empty()) {
       Out.push_back(L.str());
     } else {
@@ -91,6 +162,15 @@ Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
     }
   }
   return Error::success();
+}
+
+Error readInputList(StringRef ListPath, std::vector<std::string> &Out) {
+  return readList(ListPath, Out, nullptr);
+}
+
+Error readInputList(StringRef ListPath, std::vector<std::string> &Out,
+                    std::vector<uint64_t> &Weights) {
+  return readList(ListPath, Out, &Weights);
 }
 
 bool sameFile(StringRef A, StringRef B) {

@@ -24,6 +24,10 @@ bool parseCommandLine(CLI::App &App, int argc, char **argv);
 
 /// Sets the name printed in front of every diagnostic.
 void setToolName(llvm::StringRef Name);
+/// Makes a failed allocation (operator new, or LLVM's own allocators) print
+/// "<tool>: error: out of memory ..." and exit with status 1, removing any
+/// temporary output file, instead of aborting. Call after setToolName.
+void installOutOfMemoryHandler();
 /// "<tool>: error: <file>: <message>" (file omitted when empty).
 void error(llvm::StringRef File, const llvm::Twine &Msg);
 void error(llvm::StringRef File, llvm::Error E);
@@ -41,6 +45,20 @@ readInput(llvm::StringRef Path);
 /// with '#' are skipped; relative paths are taken relative to the list.
 llvm::Error readInputList(llvm::StringRef ListPath,
                           std::vector<std::string> &Out);
+/// The same where a line may also be `W,FILE` (llvm-profdata's weighted
+/// form): a line whose text up to its first comma is all decimal digits
+/// gives the weight of the file after the comma; other lines have weight 1.
+/// \p Weights gets one entry per path added to \p Out.
+llvm::Error readInputList(llvm::StringRef ListPath,
+                          std::vector<std::string> &Out,
+                          std::vector<uint64_t> &Weights);
+
+/// The weights of `W,FILE` inputs: integers from 1 to 2^32.
+constexpr uint64_t MaxInputWeight = uint64_t(1) << 32;
+/// Parses `W,FILE` (--weighted-input): a decimal W from 1 to MaxInputWeight
+/// and a non-empty FILE.
+llvm::Expected<std::pair<uint64_t, std::string>>
+parseWeightedInput(llvm::StringRef Arg);
 
 /// True if \p A and \p B name the same existing file.
 bool sameFile(llvm::StringRef A, llvm::StringRef B);

@@ -6,6 +6,7 @@
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/Symbolizer.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Threading.h"
@@ -23,6 +24,7 @@ namespace {
 
 struct Input {
   std::string Path;
+  uint64_t Weight = 1;
   std::unique_ptr<MemoryBuffer> Buffer;
   std::optional<RawProfile> Raw;
   std::optional<IndexedMemProf> Indexed;
@@ -73,11 +75,54 @@ void loadInput(Input &In, bool ReadNames) {
   In.Buffer.reset();
 }
 
+/// "counter_overflow": the contexts whose written counters are at their
+/// maximum, each named by its allocation site, the first few listed.
+void reportSaturatedSites(const IndexedMemProf &P, ArrayRef<uint8_t> Schema,
+                          const ProfileNames &Names) {
+  std::vector<SaturatedSite> Sites = findSaturatedSites(P, Schema);
+  if (Sites.empty())
+    return;
+  tool::warning("", "counter_overflow: " + Twine(Sites.size()) +
+                        " allocation context" +
+                        (Sites.size() == 1 ? " has" : "s have") +
+                        " counters at their maximum (2^32-1 or 2^64-1): "
+                        "the true values may be larger (overflowed and "
+                        "saturated):");
+  constexpr size_t MaxListed = 10;
+  for (size_t I = 0; I < Sites.size() && I < MaxListed; ++I) {
+    const SaturatedSite &S = Sites[I];
+    std::string Site = "<no frames>";
+    if (!S.Frames.empty()) {
+      const Frame &F = S.Frames.front();
+      const FunctionNameInfo *N = Names.function(F.Function);
+      Site = N && !N->DemangledName.empty() ? N->DemangledName.str()
+             : N                            ? N->LinkageName.str()
+                 : "function 0x" + utohexstr(F.Function, /*LowerCase=*/true);
+      SourceLocation L = Names.location(F.Function, F.LineOffset);
+      if (L.known())
+        Site += (" at " + L.File + ":" + Twine(L.Line)).str();
+      else
+        Site += (" +" + Twine(F.LineOffset) + " line offset").str();
+    }
+    std::string Fields;
+    for (unsigned T = 1; T <= NumMIBTags; ++T)
+      if (S.Fields & (1u << (T - 1)))
+        Fields += (Fields.empty() ? "" : ", ") + mibFieldName(T).str();
+    tool::warning("", "  " + Site + " (context of " + Twine(S.Frames.size()) +
+                          " frames, stack id 0x" +
+                          utohexstr(S.Id, /*LowerCase=*/true) + "): " + Fields);
+  }
+  if (Sites.size() > MaxListed)
+    tool::warning("", "  and " + Twine(Sites.size() - MaxListed) +
+                          " more contexts");
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-merge");
+  tool::installOutOfMemoryHandler();
 
   CLI::App App{
       "Merge raw MemProf profiles (LLVM raw v3-v5, as clang's -fmemory-profile\n"
@@ -87,22 +132,32 @@ int main(int argc, char **argv) {
       "give the main program and its shared libraries with --profiled-binary,\n"
       "or directories to search with --debug-dir.",
       "memprof-merge"};
-  std::vector<std::string> Inputs, Binaries, DebugDirs, ListFiles;
+  std::vector<std::string> Inputs, Binaries, DebugDirs, ListFiles, WeightedArgs;
   std::string Output, FailureMode = "any";
   unsigned Threads = 0, MemProfVersion = 3;
   bool FullSchema = false, Quiet = false, NoNames = false;
   App.add_option("inputs", Inputs, "Raw (.memprofraw) or indexed (.profdata) profiles");
+  App.add_option("--weighted-input", WeightedArgs,
+                 "An input counted W times (W from 1 to 2^32): its counts and "
+                 "sums are multiplied by W (saturating), minima and maxima "
+                 "kept; repeatable")
+      ->allow_extra_args(false)
+      ->type_name("W,FILE");
   App.add_option("-o,--output", Output, "Output indexed profile")->required();
   App.add_option("--profiled-binary", Binaries,
                  "A binary of the profiled process (main program or shared "
                  "library); repeat for each module")
+      ->allow_extra_args(false)
       ->type_name("FILE");
   App.add_option("--debug-dir", DebugDirs,
                  "A directory searched for binaries and debug files by build id "
                  "(.build-id/ab/cdef....debug or any ELF file inside); repeatable")
+      ->allow_extra_args(false)
       ->type_name("DIR");
   App.add_option("-f,--input-files", ListFiles,
-                 "A file listing inputs, one path per line ('#' comments)")
+                 "A file listing inputs, one per line: FILE or W,FILE ('#' "
+                 "comments)")
+      ->allow_extra_args(false)
       ->type_name("FILE");
   App.add_option("-j,--num-threads", Threads,
                  "Threads for reading and parsing inputs (0 = one per core)")
@@ -146,8 +201,19 @@ int main(int argc, char **argv) {
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
 
+  // Every input with its weight: positional inputs (weight 1), then
+  // --weighted-input, then the list files.
+  std::vector<uint64_t> Weights(Inputs.size(), 1);
+  for (const std::string &A : WeightedArgs) {
+    auto WOr = tool::parseWeightedInput(A);
+    if (!WOr)
+      tool::fatal("", "--weighted-input " + toString(WOr.takeError()) +
+                          " (see --help)");
+    Inputs.push_back(WOr->second);
+    Weights.push_back(WOr->first);
+  }
   for (const std::string &L : ListFiles)
-    if (Error E = tool::readInputList(L, Inputs))
+    if (Error E = tool::readInputList(L, Inputs, Weights))
       tool::fatal(L, std::move(E));
   if (Inputs.empty())
     tool::fatal("", "no input files; give profiles or --input-files");
@@ -185,8 +251,10 @@ int main(int argc, char **argv) {
   for (size_t Begin = 0; Begin < Inputs.size(); Begin += BatchSize) {
     size_t End = std::min(Inputs.size(), Begin + BatchSize);
     std::vector<Input> Ins(End - Begin);
-    for (size_t I = Begin; I < End; ++I)
+    for (size_t I = Begin; I < End; ++I) {
       Ins[I - Begin].Path = Inputs[I];
+      Ins[I - Begin].Weight = Weights[I];
+    }
     for (Input &In : Ins) {
       if (Pool)
         Pool->async([&In, NoNames] { loadInput(In, !NoNames); });
@@ -198,7 +266,7 @@ int main(int argc, char **argv) {
     for (Input &In : Ins) {
       Error E = std::move(In.Err);
       if (!E && In.Raw)
-        E = Merger.addRaw(*In.Raw);
+        E = Merger.addRaw(*In.Raw, In.Weight);
       if (E) {
         ++Bad;
         if (FailureMode == "any")
@@ -211,7 +279,7 @@ int main(int argc, char **argv) {
         continue; // the merge fails anyway; keep looking for bad inputs
       if (In.Indexed)
         Merger.addIndexed(*In.Indexed, In.Info.Schema,
-                          In.Names ? &*In.Names : nullptr);
+                          In.Names ? &*In.Names : nullptr, In.Weight);
       ++Used;
     }
   }
@@ -269,10 +337,8 @@ int main(int argc, char **argv) {
       tool::fatal(Output, N.takeError());
     NS = *N;
   }
-  if (WS->SaturatedFields)
-    tool::warning("", Twine(WS->SaturatedFields) +
-                          " 32-bit MemInfoBlock fields overflowed and were "
-                          "saturated (counter_overflow)");
+  reportSaturatedSites(Merged, FullSchema ? fullSchema() : hotColdSchema(),
+                       Merger.names());
   if (Error E = tool::writeFileAtomically(Output, StringRef(Bytes.data(), Bytes.size())))
     tool::fatal(Output, std::move(E));
   std::string NamesNote;

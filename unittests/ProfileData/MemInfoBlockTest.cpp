@@ -129,6 +129,76 @@ TEST(MemInfoBlock, SumsSaturateAndWriterClampsNarrowFields) {
   EXPECT_EQ(uint8_t(Out[3]), 0xFF);
 }
 
+// A weight W is W copies merged by the cross-input rule: sums multiply,
+// minima, maxima, timestamps and CPU ids stay.
+TEST(MemInfoBlock, ScaleEqualsRepeatedCrossMerge) {
+  MemInfoBlock X = block(100, 10, 5, 20, 3, 4);
+  X.NumLifetimeOverlaps = 2;
+  X.NumSameAllocCpu = 1;
+  X.DataTypeId = 77;
+  for (uint64_t W : {1ull, 2ull, 3ull, 7ull, 1000ull}) {
+    MemInfoBlock Copies = X;
+    for (uint64_t I = 1; I < W; ++I)
+      Copies.mergeCross(X);
+    MemInfoBlock Scaled = X;
+    EXPECT_EQ(Scaled.scale(W), 0u);
+    EXPECT_EQ(Scaled, Copies) << "W=" << W;
+  }
+  MemInfoBlock S = X;
+  S.scale(1000);
+  EXPECT_EQ(S.AllocCount, 1000u);
+  EXPECT_EQ(S.TotalSize, 100000u);
+  EXPECT_EQ(S.MinSize, 100u);
+  EXPECT_EQ(S.MaxSize, 100u);
+  EXPECT_EQ(S.TotalLifetime, 15000u);
+  EXPECT_EQ(S.MinLifetime, 15u);
+  EXPECT_EQ(S.AllocTimestamp, 5u);
+  EXPECT_EQ(S.DeallocTimestamp, 20u);
+  EXPECT_EQ(S.NumLifetimeOverlaps, 2000u);
+  EXPECT_EQ(S.DataTypeId, 77u);
+  // The summed fields are exactly the ones MIBFields.def sums across inputs.
+  unsigned Summed = 0;
+  for (unsigned T = 1; T <= NumMIBTags; ++T)
+    Summed += mibFieldIsSummed(T);
+  EXPECT_EQ(Summed, 10u);
+  EXPECT_TRUE(mibFieldIsSummed(unsigned(MIBTag::TotalLifetimeAccessDensity)));
+  EXPECT_FALSE(mibFieldIsSummed(unsigned(MIBTag::MaxAccessCount)));
+  EXPECT_FALSE(mibFieldIsSummed(0));
+}
+
+TEST(MemInfoBlock, ScaleSaturatesAndReportsFields) {
+  EXPECT_EQ(satMul(0, ~0ULL), 0u);
+  EXPECT_EQ(satMul(1ull << 32, 1ull << 31), 1ull << 63);
+  EXPECT_EQ(satMul(1ull << 32, 1ull << 32), ~0ULL);
+  EXPECT_EQ(satMul(3, 0x5555555555555556ULL), ~0ULL);
+  EXPECT_EQ(satMul(3, 0x5555555555555555ULL), ~0ULL); // exactly 2^64-1
+  MemInfoBlock M;
+  M.AllocCount = 0xFFFFFFFFull;
+  M.TotalSize = 1ull << 40;
+  M.TotalLifetime = 5;
+  M.MaxSize = 0xFFFFFFFFull;
+  const uint64_t W = 1ull << 32; // the largest weight memprof-merge takes
+  uint32_t Sat = M.scale(W);
+  EXPECT_EQ(M.AllocCount, 0xFFFFFFFFull << 32); // fits in 64 bits: exact
+  EXPECT_EQ(M.TotalSize, ~0ULL);                 // 2^72: saturated
+  EXPECT_EQ(M.TotalLifetime, 5ull << 32);
+  EXPECT_EQ(M.MaxSize, 0xFFFFFFFFull); // a maximum: not scaled
+  EXPECT_EQ(Sat, 1u << (unsigned(MIBTag::TotalSize) - 1));
+  // What the written file cannot hold: AllocCount (32-bit on disk) and the
+  // saturated TotalSize; TotalLifetime fits.
+  EXPECT_EQ(saturatedFields(M, hotColdSchema()),
+            (1u << (unsigned(MIBTag::AllocCount) - 1)) |
+                (1u << (unsigned(MIBTag::TotalSize) - 1)));
+  // With the full schema, MaxSize at 2^32-1 is at its maximum too.
+  EXPECT_EQ(saturatedFields(M, fullSchema()) &
+                (1u << (unsigned(MIBTag::MaxSize) - 1)),
+            1u << (unsigned(MIBTag::MaxSize) - 1));
+  MemInfoBlock Small;
+  Small.AllocCount = 0xFFFFFFFEull;
+  Small.TotalSize = ~0ULL - 1;
+  EXPECT_EQ(saturatedFields(Small, fullSchema()), 0u);
+}
+
 TEST(MemInfoBlock, SchemaSizesAndNames) {
   EXPECT_EQ(schemaBlockSize(hotColdSchema()), 28u);
   EXPECT_EQ(schemaBlockSize(fullSchema()), 144u);

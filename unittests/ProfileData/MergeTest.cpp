@@ -168,6 +168,74 @@ TEST(Merge, ExactSumsAndOrderIndependence) {
   EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.MaxSize, 100u);
 }
 
+// An input of weight W merges as W copies of it, raw or indexed, and the
+// result does not depend on where the weighted input comes in the order.
+TEST(Merge, WeightEqualsRepeatedInputs) {
+  Fixture F;
+  RawProfile A = run({{{0x10, 0x20, 0x30, 0x40}, mib(3, 100)},
+                      {{0x10, 0x60, 0x40}, mib(2, 8)}});
+  RawProfile B = run({{{0x10, 0x20, 0x30, 0x40}, mib(5, 10)}});
+  ProfileMerger Copies(&F.Loc), Weighted(&F.Loc), Reordered(&F.Loc);
+  for (int I = 0; I < 3; ++I)
+    ASSERT_FALSE(bool(Copies.addRaw(A)));
+  ASSERT_FALSE(bool(Copies.addRaw(B)));
+  ASSERT_FALSE(bool(Weighted.addRaw(A, 3)));
+  ASSERT_FALSE(bool(Weighted.addRaw(B)));
+  ASSERT_FALSE(bool(Reordered.addRaw(B)));
+  ASSERT_FALSE(bool(Reordered.addRaw(A, 3)));
+  IndexedMemProf X = Copies.build(RecordOrder::Canonical);
+  for (ProfileMerger *M : {&Weighted, &Reordered}) {
+    IndexedMemProf Y = M->build(RecordOrder::Canonical);
+    ASSERT_EQ(X.Records.size(), Y.Records.size());
+    for (auto &[G, R] : X.Records) {
+      const IndexedRecord &S = Y.Records[G];
+      ASSERT_EQ(R.AllocSites.size(), S.AllocSites.size());
+      for (size_t I = 0; I < R.AllocSites.size(); ++I) {
+        EXPECT_EQ(R.AllocSites[I].CSId, S.AllocSites[I].CSId);
+        EXPECT_EQ(R.AllocSites[I].Info, S.AllocSites[I].Info);
+      }
+    }
+  }
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.AllocCount, 3 * 3 + 5u);
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.TotalSize, 3 * 300 + 50u);
+  EXPECT_EQ(X.Records[AllocA].AllocSites[0].Info.MaxSize, 100u);
+
+  // An indexed input with a weight: its schema's sums scale too.
+  ProfileMerger Part(&F.Loc);
+  ASSERT_FALSE(bool(Part.addRaw(A)));
+  IndexedMemProf PA = Part.build(RecordOrder::Canonical);
+  ProfileMerger FromIndexed(&F.Loc);
+  FromIndexed.addIndexed(PA, fullSchema(), nullptr, 3);
+  ASSERT_FALSE(bool(FromIndexed.addRaw(B)));
+  IndexedMemProf Z = FromIndexed.build(RecordOrder::Canonical);
+  for (auto &[G, R] : X.Records)
+    for (size_t I = 0; I < R.AllocSites.size(); ++I)
+      EXPECT_EQ(R.AllocSites[I].Info, Z.Records[G].AllocSites[I].Info);
+}
+
+TEST(Merge, SaturatedSitesAreListedOncePerContext) {
+  Fixture F;
+  // Inl is inlined into Wrap: the context appears in both records.
+  MemInfoBlock Big = mib(0xFFFFFFFFull, 1);
+  RawProfile A = run({{{0x10, 0x60, 0x40}, Big},
+                      {{0x10, 0x20, 0x30, 0x40}, mib(1, 8)}});
+  ProfileMerger M(&F.Loc);
+  ASSERT_FALSE(bool(M.addRaw(A)));
+  ASSERT_FALSE(bool(M.addRaw(A)));
+  IndexedMemProf P = M.build(RecordOrder::Canonical);
+  std::vector<SaturatedSite> Sites = findSaturatedSites(P, hotColdSchema());
+  ASSERT_EQ(Sites.size(), 1u);
+  EXPECT_EQ(Sites[0].Fields, 1u << (unsigned(MIBTag::AllocCount) - 1));
+  ASSERT_EQ(Sites[0].Frames.size(), 3u);
+  EXPECT_EQ(Sites[0].Frames[0].Function, Inl);
+  // Below every maximum, nothing is listed.
+  ProfileMerger One(&F.Loc);
+  ASSERT_FALSE(bool(One.addRaw(run({{{0x10, 0x60, 0x40}, mib(0xFFFFFFFEull, 1)}}))));
+  EXPECT_TRUE(findSaturatedSites(One.build(RecordOrder::Canonical),
+                                 hotColdSchema())
+                  .empty());
+}
+
 TEST(Merge, PartialMergesEqualOneMerge) {
   Fixture F;
   RawProfile A = run({{{0x10, 0x20, 0x30, 0x40}, mib(3, 100)}});

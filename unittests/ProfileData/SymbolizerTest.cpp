@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Symbolizer.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/ProfileNames.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/BuildID.h"
@@ -895,6 +896,59 @@ TEST(ElfBinaryLocator, RejectsUnreadableSymbolTable) {
   EXPECT_TRUE(StringRef(Msg).contains("malformed ELF file")) << Msg;
   EXPECT_TRUE(StringRef(Msg).contains(Bad)) << Msg;
   sys::fs::remove(Bad);
+}
+
+// A binary without DWARF still names its functions from its symbol table.
+// (The table is built lazily; the names walk used to see it empty unless a
+// lookup had needed it first.) The in-memory overload agrees with the file one.
+TEST(Symbolizer, AddBinaryNamesOfStrippedBinaryUsesSymbolTable) {
+  std::string Bin = input("sym-stripped");
+  BinaryFacts Facts = readFacts(Bin);
+  ASSERT_GT(Facts.Funcs.size(), 3u);
+  ProfileNames FromFile, FromMemory;
+  ASSERT_FALSE(bool(addBinaryNames(Bin, FromFile)));
+  auto Buf = MemoryBuffer::getFile(Bin, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  ASSERT_TRUE(bool(Buf));
+  ASSERT_FALSE(bool(addBinaryNames(std::move(*Buf), FromMemory)));
+  for (const auto &F : Facts.Funcs) {
+    SCOPED_TRACE(F.Name);
+    const FunctionNameInfo *N = FromFile.function(functionGUID(F.Name));
+    ASSERT_NE(N, nullptr);
+    EXPECT_EQ(N->LinkageName, F.Name);
+    EXPECT_TRUE(N->DeclFile.empty());
+  }
+  EXPECT_EQ(FromFile.functions().size(), FromMemory.functions().size());
+}
+
+// A locator over binaries in memory finds them by build id, as over files.
+TEST(ElfBinaryLocator, InMemoryBinaries) {
+  std::string Bin = input("sym-pie");
+  BinaryFacts Facts = readFacts(Bin);
+  auto Buf = MemoryBuffer::getFile(Bin, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  ASSERT_TRUE(bool(Buf));
+  std::vector<std::unique_ptr<MemoryBuffer>> Bufs;
+  Bufs.push_back(std::move(*Buf));
+  auto LOr = ElfBinaryLocator::create(std::move(Bufs), {});
+  ASSERT_TRUE(bool(LOr)) << toString(LOr.takeError());
+  EXPECT_EQ((*LOr)->profiledBuildIds(), std::vector<std::string>{Facts.BuildId});
+  auto FileL = makeLocator({Bin}, {});
+  ASSERT_TRUE(FileL);
+  ModuleSymbolizer *A = findModule(**LOr, Facts.BuildId);
+  ModuleSymbolizer *B = findModule(*FileL, Facts.BuildId);
+  ASSERT_NE(A, nullptr);
+  ASSERT_NE(B, nullptr);
+  EXPECT_EQ(A->path(), Bin); // the buffer's identifier
+  const BinaryFacts::Func *Main = Facts.func("main");
+  ASSERT_NE(Main, nullptr);
+  for (uint64_t Addr = Main->Addr; Addr < Main->Addr + Main->Size; ++Addr) {
+    PCSymbols RA = A->symbolize(Addr), RB = B->symbolize(Addr);
+    ASSERT_EQ(RA.Status, RB.Status);
+    ASSERT_EQ(RA.Frames.size(), RB.Frames.size());
+    for (size_t I = 0; I < RA.Frames.size(); ++I)
+      EXPECT_EQ(RA.Frames[I].F, RB.Frames[I].F);
+  }
 }
 
 #endif // MEMPROF_SYM_INPUTS

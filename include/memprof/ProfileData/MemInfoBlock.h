@@ -52,6 +52,13 @@ struct MemInfoBlock {
   void mergeCrossKnown(const MemInfoBlock &Other, uint32_t ThisKnown,
                        uint32_t OtherKnown);
 
+  /// Weights the block by \p Weight: makes it the block \p Weight copies of
+  /// it merge to by the cross-input rule. Fields that rule sums are
+  /// multiplied, saturating at 2^64-1; minima, maxima, timestamps, CPU ids
+  /// and the data type id are unchanged. Returns the fields that saturated
+  /// (bit T-1 for tag T).
+  uint32_t scale(uint64_t Weight);
+
   uint64_t get(unsigned Tag) const;
   void set(unsigned Tag, uint64_t Value);
 
@@ -82,6 +89,20 @@ unsigned writeMIB(llvm::SmallVectorImpl<char> &Out, const MemInfoBlock &M,
 
 /// Saturating u64 addition (the one the merge rules use).
 inline uint64_t satAdd(uint64_t A, uint64_t B) { return memprof_sat_add(A, B); }
+
+/// Saturating u64 multiplication.
+inline uint64_t satMul(uint64_t A, uint64_t B) {
+  uint64_t R;
+  return __builtin_mul_overflow(A, B, &R) ? ~uint64_t(0) : R;
+}
+
+/// Whether field \p Tag's cross-input rule sums (the fields a weight scales).
+bool mibFieldIsSummed(unsigned Tag);
+
+/// The fields of \p M in schema \p S that are at or beyond the largest value
+/// their on-disk width holds (2^32-1 or 2^64-1): they overflowed, or will be
+/// saturated when written (bit T-1 for tag T).
+uint32_t saturatedFields(const MemInfoBlock &M, llvm::ArrayRef<uint8_t> S);
 
 } // namespace memprof
 

@@ -71,6 +71,19 @@ struct PruneStats {
   uint64_t FramesBefore = 0, FramesAfter = 0;
 };
 
+/// An allocation context with counters at their maximum.
+struct SaturatedSite {
+  CallStackId Id = 0;
+  llvm::SmallVector<Frame, 8> Frames; // leaf first
+  uint32_t Fields = 0;                // bit T-1 for tag T
+};
+
+/// The allocation contexts of \p P (each once, by call-stack id) whose
+/// fields in schema \p Schema are at or beyond what their on-disk width
+/// holds (saturatedFields): what a merge reports as counter_overflow.
+std::vector<SaturatedSite> findSaturatedSites(const IndexedMemProf &P,
+                                              llvm::ArrayRef<uint8_t> Schema);
+
 class ProfileMerger {
 public:
   /// \p Locator may be null when only indexed inputs are merged.
@@ -78,12 +91,15 @@ public:
 
   /// Symbolizes and adds one raw profile. Fails when the profile has
   /// allocation contexts but none of them keeps a symbolized frame.
-  llvm::Error addRaw(const RawProfile &P);
+  /// \p Weight (at least 1) counts the profile that many times: every block
+  /// is scaled as MemInfoBlock::scale does, after the profile's own dumps
+  /// are merged.
+  llvm::Error addRaw(const RawProfile &P, uint64_t Weight = 1);
 
   /// Adds the MemProf data of an indexed profile whose blocks hold only the
   /// fields of \p Schema, and the names it carries, if any.
   void addIndexed(const IndexedMemProf &P, llvm::ArrayRef<uint8_t> Schema,
-                  const ProfileNames *Names = nullptr);
+                  const ProfileNames *Names = nullptr, uint64_t Weight = 1);
 
   /// Prunes the merged contexts (implemented in Prune.cpp). Totals over all
   /// contexts are preserved; the result depends only on the merged content.

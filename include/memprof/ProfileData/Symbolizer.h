@@ -14,6 +14,7 @@
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include <memory>
 #include <string>
 #include <vector>
@@ -86,6 +87,11 @@ public:
   static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
   create(const std::vector<std::string> &ProfiledBinaries,
          const std::vector<std::string> &SearchDirs);
+  /// The same with the profiled binaries already in memory (tests, fuzzing);
+  /// each buffer's identifier stands for its path in messages.
+  static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
+  create(std::vector<std::unique_ptr<llvm::MemoryBuffer>> ProfiledBinaries,
+         const std::vector<std::string> &SearchDirs);
   ~ElfBinaryLocator() override;
   llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) override;
 
@@ -93,6 +99,9 @@ public:
   /// candidate files skipped as unreadable or holding another build id, and
   /// recoverable DWARF errors (bounded per file). For a caller to print.
   const std::vector<std::string> &notes() const;
+
+  /// The build ids (raw bytes) of the profiled binaries, in the order given.
+  std::vector<std::string> profiledBuildIds() const;
 
 private:
   ElfBinaryLocator();
@@ -110,6 +119,11 @@ class ProfileNames;
 /// DWARF problems.
 /// Only GUIDs \p Wanted accepts are added (all when it is null).
 llvm::Error addBinaryNames(llvm::StringRef Path, ProfileNames &Names,
+                           std::vector<std::string> *Notes = nullptr,
+                           llvm::function_ref<bool(GUID)> Wanted = nullptr);
+/// The same for an ELF image in memory.
+llvm::Error addBinaryNames(std::unique_ptr<llvm::MemoryBuffer> Binary,
+                           ProfileNames &Names,
                            std::vector<std::string> *Notes = nullptr,
                            llvm::function_ref<bool(GUID)> Wanted = nullptr);
 
