@@ -148,6 +148,12 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
       O.Fsync = B;
     else
       badValue(K, KN, V, VN, "0 or 1", "0");
+  } else if (stringsEqual(K, "exact_granules", KN)) {
+    if (parseBool(V, VN, B))
+      O.ExactGranules = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1",
+               "(1 linked into a program, 0 preloaded)");
   } else if (stringsEqual(K, "verbosity", KN)) {
     if (parseUnsigned(V, VN, Num) && Num <= 2)
       O.Verbosity = uint32_t(Num);
@@ -664,6 +670,17 @@ bool thisCopyIsActive() {
   return Theirs.dli_fbase == Mine.dli_fbase;
 }
 
+/// Whether this runtime is a shared library (LD_PRELOAD) rather than linked
+/// into the executable.
+bool isPreloaded() {
+  Dl_info Exe, Mine;
+  void *Entry = reinterpret_cast<void *>(getauxval(AT_ENTRY));
+  if (!Entry || !dladdr(Entry, &Exe) ||
+      !dladdr(reinterpret_cast<void *>(&isPreloaded), &Mine))
+    return false;
+  return Exe.dli_fbase != Mine.dli_fbase;
+}
+
 __attribute__((constructor(101))) void memprofConstructor(int, char **,
                                                           char **Envp) {
   RuntimeScope Scope;
@@ -678,6 +695,13 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     return;
   }
   readEnvironment(Envp ? Envp : environ);
+  // Chunk layout: granule-exclusive where access counts can be non-zero
+  // (linked into a program, which the pass instruments); compact under
+  // LD_PRELOAD, where nothing counts accesses.
+  int Exact = G.Opts.ExactGranules;
+  if (Exact < 0)
+    Exact = !isPreloaded();
+  storeRelaxed(&G.CompactChunks, !Exact);
   pthread_atfork(forkPrepare, forkParent, forkChild);
   if (G.Opts.DumpSignal) {
     struct sigaction Act;

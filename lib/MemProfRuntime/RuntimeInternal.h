@@ -33,11 +33,12 @@ namespace rt {
 struct ChunkHeader {
   uint64_t UserSize;         ///< bytes requested
   uint32_t AllocTimestampMs; ///< ms since the runtime started
-  uint32_t AllocCpuId;       ///< sched_getcpu() at allocation
   uint32_t ContextId;        ///< stack-depot id; 0: not recorded
-  uint8_t Kind;              ///< ChunkKind
-  uint8_t AlignLog2;         ///< KindAligned: log2 of the alignment
-  uint16_t BlockOffset16;    ///< KindPlain: (header - glibc block) / 16
+  uint32_t Slot;             ///< index in its shard's live table
+  uint16_t AllocCpuId;       ///< sched_getcpu() at allocation (saturated)
+  uint8_t KindShard;         ///< ChunkKind in bits 0-1, the shard in bits 2-7
+  uint8_t Info;              ///< KindPlain: (header - glibc block) / 16;
+                             ///< KindAligned: log2 of the alignment
   uint64_t Check;            ///< keyed hash of the address and fields above
 };
 static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
@@ -48,8 +49,13 @@ enum ChunkKind : uint8_t {
   KindPlain = 1,
   /// From __libc_memalign(A, Size + A) for A >= 64: user pointer at block + A.
   KindAligned = 2,
+  /// From __libc_malloc(Size + CompactOverhead): header at the block's
+  /// start, user pointer 32 bytes later (16-aligned, never 16 bytes into a
+  /// page). Its first granule may hold the end of the block before it.
+  KindCompact = 3,
 };
 constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader);
+constexpr size_t CompactOverhead = sizeof(ChunkHeader);
 
 struct Options {
   uint32_t MaxStackDepth;
@@ -57,6 +63,9 @@ struct Options {
   int DumpSignal;
   bool Fsync;
   uint32_t Verbosity;
+  /// 1: every block owns its 64-byte granules (exact access counts); 0:
+  /// compact chunks; -1: decided at start (docs/runtime.md).
+  int ExactGranules;
 };
 
 struct GlobalState {
@@ -70,6 +79,9 @@ struct GlobalState {
   /// Another copy of malloc comes first in symbol lookup (a second copy of
   /// this runtime, or another profiler): this copy writes nothing.
   bool Inactive;
+  /// Plain requests get compact chunks (header at the glibc block's start,
+  /// 32 bytes of overhead) instead of granule-exclusive ones (80 bytes).
+  bool CompactChunks;
 };
 extern GlobalState G;
 
@@ -79,6 +91,9 @@ struct ThreadState {
   /// and are not recorded.
   uint8_t InRuntime;
   uint8_t BoundsKnown;
+  /// 1 + the shard this thread records its allocations in; 0: not yet
+  /// assigned.
+  uint8_t ShardPlusOne;
   uintptr_t StackLo, StackHi;
 };
 extern __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
@@ -112,6 +127,8 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame);
 void deallocate(void *P);
 void *reallocate(void *P, size_t Size, const void *Frame);
 size_t usableSize(void *P);
+/// glibc's malloc_usable_size of one of its blocks.
+size_t glibcUsableSize(void *P);
 /// The header of \p P if the runtime allocated it, else nullptr.
 ChunkHeader *ownChunk(const void *P);
 
