@@ -36,7 +36,7 @@ extern void *__libc_stack_end;
 namespace memprof {
 namespace rt {
 
-GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, -1},
+GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, false, HistogramMaxBytesDefault, -1},
                  false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
@@ -164,6 +164,22 @@ uint64_t shadowAccessCount(uintptr_t User, uint64_t Size, bool Clear) {
 }
 } // namespace
 
+/// With the histogram option, points \p M's histogram at the block's shadow
+/// counters (one per granule; MIBMap::merge copies them).
+MEMPROF_ALWAYS_INLINE void attachHistogram(MIB &M, uintptr_t User,
+                                           uint64_t Size) {
+  M.AccessHistogramSize = 0;
+  M.AccessHistogram = 0;
+  if (MEMPROF_LIKELY(!G.Opts.Histogram) || Size > G.Opts.HistogramMaxBytes)
+    return;
+  uintptr_t Base = loadAcquire(&memprof_shadow_base);
+  if (!Base)
+    return;
+  GranuleRange R = granulesOf(User, Size);
+  M.AccessHistogramSize = R.Count;
+  M.AccessHistogram = shadowAddress(Base, R.First);
+}
+
 //===-- The sharded live set and MIB table --------------------------------===//
 
 namespace {
@@ -275,6 +291,41 @@ MEMPROF_ALWAYS_INLINE Shard &shardOf(const ChunkHeader *H) {
 
 } // namespace
 
+struct HistBlock {
+  HistBlock *Next;
+  uint64_t Bytes;
+};
+
+namespace {
+constexpr uint64_t HistBlockBytes = 256 * 1024;
+/// Histogram buffers hold a power of two of counts, so a histogram that
+/// grows one granule at a time is copied O(log n) times.
+uint64_t histogramCapacity(uint64_t N) {
+  uint64_t C = 4;
+  while (C < N)
+    C <<= 1;
+  return C;
+}
+} // namespace
+
+uint64_t *MIBMap::histogramBuffer(uint64_t N) {
+  uint64_t Bytes = histogramCapacity(N) * sizeof(uint64_t);
+  if (uint64_t(HistEnd - HistCur) < Bytes) {
+    uint64_t BlockBytes = alignUp(sizeof(HistBlock) + Bytes, HistBlockBytes);
+    auto *B = static_cast<HistBlock *>(mapMemory(BlockBytes));
+    if (!B)
+      return nullptr;
+    B->Next = HistBlocks;
+    B->Bytes = BlockBytes;
+    HistBlocks = B;
+    HistCur = reinterpret_cast<uint8_t *>(B) + 64;
+    HistEnd = reinterpret_cast<uint8_t *>(B) + BlockBytes;
+  }
+  uint64_t *P = reinterpret_cast<uint64_t *>(HistCur);
+  HistCur += Bytes;
+  return P; // mmap'd memory is zero and never reused
+}
+
 bool MIBMap::merge(uint32_t Key, const MIB &M) {
   if ((Count + 1) * 2 > Capacity) {
     uint64_t NewCap = Capacity ? Capacity * 2 : 64;
@@ -298,13 +349,43 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
     if (E.Key == Key) {
+      uint64_t OldN = E.Block.AccessHistogramSize;
+      uint64_t *OldH = reinterpret_cast<uint64_t *>(E.Block.AccessHistogram);
       mergeDump(E.Block, M);
+      uint64_t NewN = M.AccessHistogramSize;
+      const uint64_t *NewH =
+          reinterpret_cast<const uint64_t *>(M.AccessHistogram);
+      uint64_t *H = OldH;
+      if (NewN > OldN && (!OldH || histogramCapacity(OldN) < NewN)) {
+        H = histogramBuffer(NewN);
+        if (H && OldH)
+          memcpy(H, OldH, OldN * sizeof(uint64_t));
+      }
+      if (!H) { // out of memory: the histogram is dropped, not the block
+        E.Block.AccessHistogramSize = 0;
+        E.Block.AccessHistogram = 0;
+        return true;
+      }
+      for (uint64_t J = 0; J < NewN; ++J)
+        H[J] = saturatingAdd(H[J], NewH[J]);
+      E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
+      E.Block.AccessHistogramSize = NewN > OldN ? NewN : OldN;
       return true;
     }
     if (!E.Key) {
       E.Key = Key;
       E.Block = M;
+      E.Block.AccessHistogram = 0;
+      E.Block.AccessHistogramSize = 0;
       ++Count;
+      if (uint64_t N = M.AccessHistogramSize) {
+        if (uint64_t *H = histogramBuffer(N)) {
+          memcpy(H, reinterpret_cast<const void *>(M.AccessHistogram),
+                 N * sizeof(uint64_t));
+          E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
+          E.Block.AccessHistogramSize = N;
+        }
+      }
       return true;
     }
   }
@@ -314,6 +395,13 @@ void MIBMap::release() {
   unmapMemory(Entries, Capacity * sizeof(MIBEntry));
   Entries = nullptr;
   Capacity = Count = 0;
+  for (HistBlock *B = HistBlocks; B;) {
+    HistBlock *Next = B->Next;
+    unmapMemory(B, B->Bytes);
+    B = Next;
+  }
+  HistBlocks = nullptr;
+  HistCur = HistEnd = nullptr;
 }
 
 //===-- Chunks ------------------------------------------------------------===//
@@ -447,6 +535,7 @@ void recordEnd(const ChunkHeader *H, uintptr_t User, bool Record) {
     if (Record) {
       M = mibForAllocation(Size, Accesses, H->AllocTimestampMs, nowMs(),
                            H->AllocCpuId, currentCpu());
+      attachHistogram(M, User, Size);
     }
     Shard &S = shardOf(H);
     S.Lock.lock();
@@ -739,6 +828,7 @@ bool collectProfile(MIBMap &Out, bool Reset) {
       MIB M = mibForAllocation(H->UserSize,
                                shadowAccessCount(User, H->UserSize, false),
                                H->AllocTimestampMs, Now, H->AllocCpuId, Cpu);
+      attachHistogram(M, User, H->UserSize);
       Ok &= Out.merge(H->ContextId, M);
     });
     if (Reset) {

@@ -148,6 +148,16 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
       O.Fsync = B;
     else
       badValue(K, KN, V, VN, "0 or 1", "0");
+  } else if (stringsEqual(K, "histogram", KN)) {
+    if (parseBool(V, VN, B))
+      O.Histogram = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "0");
+  } else if (stringsEqual(K, "histogram_max_bytes", KN)) {
+    if (parseUnsigned(V, VN, Num) && Num <= (uint64_t(1) << 32))
+      O.HistogramMaxBytes = Num;
+    else
+      badValue(K, KN, V, VN, "0-4294967296", "65536");
   } else if (stringsEqual(K, "exact_granules", KN)) {
     if (parseBool(V, VN, B))
       O.ExactGranules = B;
@@ -587,7 +597,13 @@ int dumpLocked(bool Reset) {
   if (Segs.Count > Segs.Capacity)
     Segs.Count = Segs.Capacity;
 
-  RawProfileLayout L = computeRawProfileLayout(Segs.Count, K, Stacks, K);
+  uint64_t HistogramEntries = 0;
+  for (uint64_t I = 0; I < K; ++I)
+    HistogramEntries += Mibs[I].Block->AccessHistogram
+                            ? Mibs[I].Block->AccessHistogramSize
+                            : 0;
+  RawProfileLayout L =
+      computeRawProfileLayout(Segs.Count, K, Stacks, K, HistogramEntries);
   uint8_t *Out = static_cast<uint8_t *>(OutMem.get(L.TotalSize));
   if (!Out) {
     reportWriteError(Path, "serializing", ENOMEM);
@@ -696,11 +712,17 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   }
   readEnvironment(Envp ? Envp : environ);
   // Chunk layout: granule-exclusive where access counts can be non-zero
-  // (linked into a program, which the pass instruments); compact under
-  // LD_PRELOAD, where nothing counts accesses.
+  // (linked into a program, which the pass instruments) or histograms are
+  // asked for; compact under LD_PRELOAD, where nothing counts accesses.
   int Exact = G.Opts.ExactGranules;
   if (Exact < 0)
     Exact = !isPreloaded();
+  if (G.Opts.Histogram && !Exact) {
+    Line L;
+    L.add("memprof: warning: histogram=1 needs exact_granules=1; using it");
+    warn(L);
+    Exact = 1;
+  }
   storeRelaxed(&G.CompactChunks, !Exact);
   pthread_atfork(forkPrepare, forkParent, forkChild);
   if (G.Opts.DumpSignal) {

@@ -63,6 +63,10 @@ struct Options {
   int DumpSignal;
   bool Fsync;
   uint32_t Verbosity;
+  /// Record access histograms (per-granule access counts) for blocks of
+  /// up to HistogramMaxBytes.
+  bool Histogram;
+  uint64_t HistogramMaxBytes;
   /// 1: every block owns its 64-byte granules (exact access counts); 0:
   /// compact chunks; -1: decided at start (docs/runtime.md).
   int ExactGranules;
@@ -138,16 +142,29 @@ struct MIBEntry {
   uint32_t Pad;
   MIB Block;
 };
+/// An MIB with an access histogram (AccessHistogramSize counts at the
+/// address in AccessHistogram) is copied into the map's own memory.
 struct MIBMap {
   MIBEntry *Entries;
   uint64_t Capacity;
   uint64_t Count;
+  /// Histogram memory: mmap'd blocks, bump-allocated, freed by release().
+  struct HistBlock *HistBlocks;
+  uint8_t *HistCur, *HistEnd;
 
   /// Inserts \p M or merges it into the block already present (LLVM's
-  /// Merge). false when out of memory.
+  /// Merge; histograms: the longer is kept and the shorter added into it).
+  /// false when out of memory.
   bool merge(uint32_t Key, const MIB &M);
   void release();
+
+private:
+  uint64_t *histogramBuffer(uint64_t Entries);
 };
+
+/// Blocks of at most this many bytes get an access histogram (with the
+/// histogram option): one count per 64-byte granule.
+constexpr uint64_t HistogramMaxBytesDefault = 64 * 1024;
 
 /// Everything recorded since the start (or the last reset), plus every
 /// tracked live allocation as if freed now, merged into \p Out. With
