@@ -37,7 +37,7 @@ namespace memprof {
 namespace rt {
 
 GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, false, HistogramMaxBytesDefault, -1},
-                 false, false};
+                 false, 0, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
 //===-- Initialization, time and CPU --------------------------------------===//
@@ -184,37 +184,45 @@ MEMPROF_ALWAYS_INLINE void attachHistogram(MIB &M, uintptr_t User,
 
 namespace {
 
-/// The live chunks of a shard: a dense array of user pointers whose index
-/// is kept in the chunk's header (ChunkHeader::Slot), so that inserting and
-/// removing touch one slot and no hash probe walks a cold table. Free slots
-/// form a list through the array: a free slot holds (next free + 1) * 2 + 1,
-/// which no user pointer (32-aligned) equals.
+/// The live chunks of a shard: a dense array of user pointers (0: a free
+/// slot) whose index is kept in the chunk's header (ChunkHeader::Slot), and
+/// a stack of the free slots. Inserting pops a recently freed slot (in
+/// cache), removing pushes one; neither reads a cold slot, so neither waits
+/// for memory. Validity is the header's business: ContextId 0 (a reset
+/// forgot the chunk) or an older Gen (inherited across fork).
 struct SlotTable {
   uint64_t *Slots;
-  uint64_t Capacity; ///< slots mapped
-  uint64_t Used;     ///< slots ever handed out (the high-water mark)
-  uint64_t FreeHead; ///< 1 + the first free slot below Used; 0: none
-  uint64_t Count;    ///< live chunks
+  uint32_t *FreeStack; ///< as many entries as Slots: never overflows
+  uint64_t Capacity;   ///< slots mapped
+  uint64_t Used;       ///< slots ever handed out (the high-water mark)
+  uint64_t NumFree;    ///< entries on FreeStack
+  uint64_t Count;      ///< live chunks
 
   static constexpr uint64_t MaxSlots = uint64_t(1) << 32;
+
+  static void *resize(void *Old, uint64_t OldBytes, uint64_t NewBytes) {
+    if (!Old)
+      return mapMemory(NewBytes);
+    int SavedErrno = errno;
+    void *New = mremap(Old, OldBytes, NewBytes, MREMAP_MAYMOVE);
+    errno = SavedErrno;
+    return New == MAP_FAILED ? nullptr : New;
+  }
 
   bool grow() {
     uint64_t NewCap = Capacity ? Capacity * 2 : 4096;
     if (NewCap > MaxSlots)
       return false;
-    void *New;
-    int SavedErrno = errno;
-    if (Slots) {
-      New = mremap(Slots, Capacity * 8, NewCap * 8, MREMAP_MAYMOVE);
-      if (New == MAP_FAILED)
-        New = nullptr;
-    } else {
-      New = mapMemory(NewCap * 8);
-    }
-    errno = SavedErrno;
-    if (!New)
+    void *NewSlots = resize(Slots, Capacity * 8, NewCap * 8);
+    if (!NewSlots)
       return false;
-    Slots = static_cast<uint64_t *>(New);
+    Slots = static_cast<uint64_t *>(NewSlots);
+    void *NewStack = resize(FreeStack, Capacity * 4, NewCap * 4);
+    if (!NewStack) {
+      // Keep the tables consistent: Slots has room that is not used yet.
+      return false;
+    }
+    FreeStack = static_cast<uint32_t *>(NewStack);
     Capacity = NewCap;
     return true;
   }
@@ -222,9 +230,8 @@ struct SlotTable {
   /// The slot now holding \p User; false when out of memory.
   MEMPROF_ALWAYS_INLINE bool insert(uint64_t User, uint32_t &Slot) {
     uint64_t I;
-    if (FreeHead) {
-      I = FreeHead - 1;
-      FreeHead = Slots[I] >> 1;
+    if (NumFree) {
+      I = FreeStack[--NumFree];
     } else {
       if (Used == Capacity && !grow())
         return false;
@@ -236,27 +243,24 @@ struct SlotTable {
     return true;
   }
 
-  /// Removes \p User from slot \p I; false if the slot does not hold it
-  /// (the chunk was forgotten by a reset, or inherited across fork).
-  MEMPROF_ALWAYS_INLINE bool remove(uint64_t User, uint32_t I) {
-    if (I >= Used || Slots[I] != User)
-      return false;
-    Slots[I] = (FreeHead << 1) | 1;
-    FreeHead = uint64_t(I) + 1;
+  MEMPROF_ALWAYS_INLINE void remove(uint32_t I) {
+    Slots[I] = 0;
+    FreeStack[NumFree++] = I;
     --Count;
-    return true;
   }
 
   template <typename F> void forEach(F Fn) const {
     for (uint64_t I = 0; I < Used; ++I)
-      if (!(Slots[I] & 1))
+      if (Slots[I])
         Fn(Slots[I]);
   }
 
   void release() {
     unmapMemory(Slots, Capacity * 8);
+    unmapMemory(FreeStack, Capacity * 4);
     Slots = nullptr;
-    Capacity = Used = FreeHead = Count = 0;
+    FreeStack = nullptr;
+    Capacity = Used = NumFree = Count = 0;
   }
 };
 
@@ -413,16 +417,19 @@ MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(uintptr_t User) {
 }
 
 // Tells our headers from whatever precedes a foreign pointer: a keyed hash
-// of the header's address and its other 24 bytes (not cryptographic; the key
-// only makes an accidental match in foreign memory vanishingly unlikely).
+// of the header's address and the fields that never change while the chunk
+// lives (size and generation, kind, shard and layout), so that a reset may
+// clear ContextId without touching it (not cryptographic; the key only makes
+// an accidental match in foreign memory vanishingly unlikely).
 uint64_t computeCheck(const ChunkHeader *H) {
-  uint64_t W[3];
-  memcpy(W, H, sizeof(W));
+  uint64_t W0;
+  memcpy(&W0, H, sizeof(W0));
+  uint16_t Layout;
+  memcpy(&Layout, reinterpret_cast<const uint8_t *>(H) + 22, sizeof(Layout));
   uint64_t X =
       (reinterpret_cast<uintptr_t>(H) ^ G.Secret) * 0x9E3779B97F4A7C15ULL;
-  X ^= (W[0] ^ G.Secret) * 0xC2B2AE3D27D4EB4FULL;
-  X ^= (W[1] + G.Secret) * 0x165667B19E3779F9ULL;
-  X ^= (W[2] ^ (G.Secret >> 7)) * 0xD6E8FEB86659FD93ULL;
+  X ^= (W0 ^ G.Secret) * 0xC2B2AE3D27D4EB4FULL;
+  X ^= (uint64_t(Layout) + G.Secret) * 0x165667B19E3779F9ULL;
   X ^= X >> 31;
   return X | 1; // a cleared header (Check = 0) never matches
 }
@@ -527,10 +534,13 @@ namespace {
 /// and it leaves the live set; its shadow counters are cleared for the next
 /// owner of the memory. \p Record false: only forgotten (runtime code, or
 /// after the exit dump). The chunk's memory is not touched.
-void recordEnd(const ChunkHeader *H, uintptr_t User, bool Record) {
+void recordEnd(ChunkHeader *H, uintptr_t User, bool Record) {
   uint64_t Size = H->UserSize;
   uint64_t Accesses = shadowAccessCount(User, Size, /*Clear=*/false);
-  if (uint32_t Ctx = H->ContextId) {
+  // Not tracked, forgotten by a reset, or inherited across fork (recorded by
+  // the parent): nothing to record.
+  uint32_t Ctx = loadRelaxed(&H->ContextId);
+  if (Ctx && H->Gen == loadRelaxed(&G.Gen)) {
     MIB M;
     if (Record) {
       M = mibForAllocation(Size, Accesses, H->AllocTimestampMs, nowMs(),
@@ -539,9 +549,12 @@ void recordEnd(const ChunkHeader *H, uintptr_t User, bool Record) {
     }
     Shard &S = shardOf(H);
     S.Lock.lock();
-    // Absent after a reset or in a forked child: recorded elsewhere already.
-    bool Lost =
-        S.Live.remove(User, H->Slot) && Record && !S.Freed.merge(Ctx, M);
+    // A reset may have forgotten the chunk meanwhile (under this lock).
+    bool Lost = false;
+    if (loadRelaxed(&H->ContextId)) {
+      S.Live.remove(H->Slot);
+      Lost = Record && !S.Freed.merge(Ctx, M);
+    }
     S.Lock.unlock();
     if (MEMPROF_UNLIKELY(Lost))
       reportDegraded();
@@ -565,6 +578,7 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &T, ChunkHeader &Fields,
   Fields.AllocTimestampMs = nowMs();
   uint32_t Cpu = currentCpu();
   Fields.AllocCpuId = uint16_t(Cpu > 0xFFFF ? 0xFFFF : Cpu);
+  Fields.Gen = loadRelaxed(&G.Gen);
   unsigned Index = threadShard(T);
   Fields.KindShard = uint8_t((Fields.KindShard & 3u) | (Index << 2));
   Shard &S = Shards[Index];
@@ -596,8 +610,10 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   if (Align <= 16 && loadRelaxed(&G.CompactChunks)) {
     // Compact: the header at the block's start. A user pointer 16 bytes
     // into a page would be taken for a glibc mmap block (ownChunk): such a
-    // block is given back and the request takes the exclusive layout.
-    if (Size > SIZE_MAX - CompactOverhead) {
+    // block is grown by 16 bytes (glibc extends it in place or moves it) and
+    // the header moves 16 bytes further in. (Freeing it and asking again
+    // would get the same block back from glibc's cache, every time.)
+    if (Size > SIZE_MAX - CompactOverhead - 16) {
       T.InRuntime = 0;
       errno = ENOMEM;
       return nullptr;
@@ -609,15 +625,25 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
       errno = ENOMEM;
       return nullptr;
     }
-    User = reinterpret_cast<uintptr_t>(Block) + sizeof(ChunkHeader);
-    if (MEMPROF_UNLIKELY((User & 4095) == 16)) {
-      __libc_free(Block);
-      goto Exclusive;
-    }
-    Fields.KindShard = KindCompact;
+    uintptr_t B = reinterpret_cast<uintptr_t>(Block);
     Fields.Info = 0;
+    if (MEMPROF_UNLIKELY(((B + sizeof(ChunkHeader)) & 4095) == 16)) {
+      void *Grown = __libc_realloc(Block, Size + CompactOverhead + 16);
+      if (!Grown) {
+        __libc_free(Block);
+        T.InRuntime = 0;
+        errno = ENOMEM;
+        return nullptr;
+      }
+      B = reinterpret_cast<uintptr_t>(Grown);
+      if (((B + sizeof(ChunkHeader)) & 4095) == 16)
+        Fields.Info = 1; // header at B + 16, user pointer 48 bytes in
+      if (Zero) // the 16 bytes glibc added (the rest was copied or kept)
+        memset(reinterpret_cast<void *>(B + CompactOverhead + Size), 0, 16);
+    }
+    User = B + Fields.Info * 16 + sizeof(ChunkHeader);
+    Fields.KindShard = KindCompact;
   } else if (Align <= 32) {
-  Exclusive:
     if (Size > SIZE_MAX - PlainOverhead) {
       T.InRuntime = 0;
       errno = ENOMEM;
@@ -742,7 +768,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   bool Recording = recording();
   if (Size > Room || Room - Size >= ShrinkReturnBytes) {
     // The old allocation ends before glibc may release its memory.
-    size_t Need = Size + (Compact ? CompactOverhead : PlainOverhead);
+    size_t Need = Size + (Compact ? Offset : PlainOverhead);
     recordEnd(H, User, Recording);
     H->Check = 0;
     uint8_t *NewBlock = static_cast<uint8_t *>(__libc_realloc(Block, Need));
@@ -757,13 +783,13 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     uintptr_t NB = reinterpret_cast<uintptr_t>(NewBlock);
     uintptr_t NewUser;
     if (Compact) {
-      NewUser = NB + sizeof(ChunkHeader);
+      NewUser = NB + Offset;
       if (MEMPROF_UNLIKELY((NewUser & 4095) == 16)) {
         // ownChunk would take this pointer for a glibc mmap block. The data
         // moves to the block's start, which is handed out as a plain glibc
         // block: correct for free and realloc, but not recorded (rare: a
         // move to 16 bytes before a page boundary).
-        memmove(NewBlock, NewBlock + sizeof(ChunkHeader), Keep);
+        memmove(NewBlock, NewBlock + Offset, Keep);
         T.InRuntime = 0;
         if (Failed) {
           errno = ENOMEM;
@@ -813,6 +839,19 @@ size_t usableSize(void *P) {
 
 //===-- Dumps, resets and fork --------------------------------------------===//
 
+namespace {
+/// Empties a shard (its lock held): the MIB table, and the live chunks,
+/// whose headers are marked as forgotten (ContextId 0; the check word does
+/// not cover it) so that their frees record nothing.
+void forgetShard(Shard &S) {
+  S.Live.forEach([](uint64_t User) {
+    storeRelaxed(&headerOf(User)->ContextId, 0u);
+  });
+  S.Freed.release();
+  S.Live.release();
+}
+} // namespace
+
 bool collectProfile(MIBMap &Out, bool Reset) {
   uint32_t Now = nowMs();
   uint32_t Cpu = currentCpu();
@@ -831,10 +870,8 @@ bool collectProfile(MIBMap &Out, bool Reset) {
       attachHistogram(M, User, H->UserSize);
       Ok &= Out.merge(H->ContextId, M);
     });
-    if (Reset) {
-      S.Freed.release();
-      S.Live.release();
-    }
+    if (Reset)
+      forgetShard(S);
   }
   return Ok;
 }
@@ -842,8 +879,7 @@ bool collectProfile(MIBMap &Out, bool Reset) {
 void resetProfile() {
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
-    S.Freed.release();
-    S.Live.release();
+    forgetShard(S);
   }
 }
 
@@ -859,7 +895,9 @@ void unlockAllShards() {
 
 void resetShardsInChild() {
   // The parent reports what it allocated; the child starts empty, and its
-  // frees of inherited chunks find nothing to record.
+  // frees of inherited chunks (an older generation) record nothing. No
+  // inherited header is written, so no page of the heap is copied.
+  storeRelaxed(&G.Gen, uint16_t(G.Gen + 1));
   for (Shard &S : Shards) {
     S.Freed.release();
     S.Live.release();

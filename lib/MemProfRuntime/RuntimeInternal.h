@@ -31,7 +31,8 @@ namespace rt {
 /// [header, header + 64) holds no other allocation's bytes, so each shadow
 /// counter belongs to exactly one allocation.
 struct ChunkHeader {
-  uint64_t UserSize;         ///< bytes requested
+  uint64_t UserSize : 48;    ///< bytes requested (< 2^47 on x86-64)
+  uint64_t Gen : 16;         ///< GlobalState::Gen when allocated
   uint32_t AllocTimestampMs; ///< ms since the runtime started
   uint32_t ContextId;        ///< stack-depot id; 0: not recorded
   uint32_t Slot;             ///< index in its shard's live table
@@ -39,7 +40,7 @@ struct ChunkHeader {
   uint8_t KindShard;         ///< ChunkKind in bits 0-1, the shard in bits 2-7
   uint8_t Info;              ///< KindPlain: (header - glibc block) / 16;
                              ///< KindAligned: log2 of the alignment
-  uint64_t Check;            ///< keyed hash of the address and fields above
+  uint64_t Check; ///< keyed hash of the address, bytes 0-7 and 22-23
 };
 static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
 
@@ -83,6 +84,9 @@ struct GlobalState {
   /// Another copy of malloc comes first in symbol lookup (a second copy of
   /// this runtime, or another profiler): this copy writes nothing.
   bool Inactive;
+  /// The fork generation: a forked child takes the next one, so chunks it
+  /// inherited (an older Gen in their header) are the parent's to report.
+  uint16_t Gen;
   /// Plain requests get compact chunks (header at the glibc block's start,
   /// 32 bytes of overhead) instead of granule-exclusive ones (80 bytes).
   bool CompactChunks;
