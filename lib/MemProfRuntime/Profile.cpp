@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern "C" char *program_invocation_short_name;
@@ -437,6 +439,144 @@ int writeProfileFile(const char *Path, const uint8_t *Buf, size_t N,
   return 0;
 }
 
+//===-- Sweeping stale temporary files ------------------------------------===//
+
+/// Whether \p N (length \p NL) matches the pattern's last component
+/// \p P (length \p PL): %p and %n match one or more digits, %h and %e any
+/// non-empty text, %% a '%'.
+bool globMatch(const char *P, size_t PL, const char *N, size_t NL) {
+  if (PL == 0)
+    return NL == 0;
+  if (P[0] != '%' || PL < 2)
+    return NL && *N == *P && globMatch(P + 1, PL - 1, N + 1, NL - 1);
+  char D = P[1];
+  if (D == '%')
+    return NL && *N == '%' && globMatch(P + 2, PL - 2, N + 1, NL - 1);
+  bool Digits = D == 'p' || D == 'n';
+  for (size_t K = 1; K <= NL; ++K) {
+    if (Digits && !(N[K - 1] >= '0' && N[K - 1] <= '9'))
+      return false;
+    if (globMatch(P + 2, PL - 2, N + K, NL - K))
+      return true;
+  }
+  return false;
+}
+
+/// Parses the end of \p Name as "<prefix>.tmp.<pid>.<seq>"; the prefix's
+/// length and the pid, or false.
+bool parseTempName(const char *Name, size_t Len, size_t &PrefixLen,
+                   uint64_t &Pid) {
+  size_t E = Len, B = E;
+  while (B > 0 && Name[B - 1] >= '0' && Name[B - 1] <= '9')
+    --B;
+  if (B == E || B == 0 || Name[B - 1] != '.')
+    return false;
+  size_t PE = B - 1, PB = PE;
+  while (PB > 0 && Name[PB - 1] >= '0' && Name[PB - 1] <= '9')
+    --PB;
+  if (PB == PE || PB < 5 || !stringsEqual(Name + PB - 5, ".tmp.", 5))
+    return false;
+  if (!parseUnsigned(Name + PB, PE - PB, Pid))
+    return false;
+  PrefixLen = PB - 5;
+  return PrefixLen > 0;
+}
+
+/// At start: removes the temporary files (<final>.tmp.<pid>.<n>) that a
+/// process killed during a dump left beside the pattern's final names, if
+/// that process no longer exists. Only the pattern's directory is looked
+/// at, and only names its last component matches (with the ".<n>" a later
+/// dump inserts before the extension). A directory with a directive in it
+/// is not swept.
+void sweepStaleTemporaries() {
+  const char *Slash = nullptr;
+  for (const char *C = Pattern; *C; ++C)
+    if (*C == '/')
+      Slash = C;
+  char Dir[MaxPathBytes];
+  const char *Last = Pattern;
+  if (Slash) {
+    size_t DL = size_t(Slash - Pattern);
+    for (size_t I = 0; I < DL; ++I)
+      if (Pattern[I] == '%')
+        return;
+    memcpy(Dir, Pattern, DL);
+    Dir[DL ? DL : 1] = 0;
+    if (!DL)
+      Dir[0] = '/';
+    Last = Slash + 1;
+  } else {
+    Dir[0] = '.';
+    Dir[1] = 0;
+  }
+  size_t LastLen = stringLength(Last);
+  int Fd = open(Dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (Fd < 0)
+    return;
+  alignas(8) char Buf[4096];
+  uint64_t Removed = 0;
+  for (;;) {
+    long N = syscall(SYS_getdents64, Fd, Buf, sizeof(Buf));
+    if (N <= 0)
+      break;
+    for (long Off = 0; Off < N;) {
+      struct Entry {
+        uint64_t Ino;
+        int64_t Next;
+        unsigned short RecLen;
+        unsigned char Type;
+        char Name[1];
+      };
+      const Entry *D = reinterpret_cast<const Entry *>(Buf + Off);
+      Off += D->RecLen;
+      if (D->Type != DT_REG && D->Type != DT_UNKNOWN)
+        continue;
+      size_t Len = stringLength(D->Name), PrefixLen;
+      uint64_t Pid;
+      if (!parseTempName(D->Name, Len, PrefixLen, Pid) || Pid == 0 ||
+          Pid > 0x7fffffff)
+        continue;
+      bool Match = globMatch(Last, LastLen, D->Name, PrefixLen);
+      if (!Match) {
+        // A later dump's name: ".<n>" inserted before the extension.
+        size_t Dot = PrefixLen;
+        for (size_t I = PrefixLen; I-- > 0;)
+          if (D->Name[I] == '.') {
+            Dot = I;
+            break;
+          }
+        size_t B = Dot;
+        while (B > 0 && D->Name[B - 1] >= '0' && D->Name[B - 1] <= '9')
+          --B;
+        if (B < Dot && B > 0 && D->Name[B - 1] == '.') {
+          char Joined[512];
+          size_t HeadLen = B - 1, TailLen = PrefixLen - Dot;
+          if (HeadLen + TailLen < sizeof(Joined)) {
+            memcpy(Joined, D->Name, HeadLen);
+            memcpy(Joined + HeadLen, D->Name + Dot, TailLen);
+            Match = globMatch(Last, LastLen, Joined, HeadLen + TailLen);
+          }
+        }
+      }
+      if (!Match)
+        continue;
+      if (kill(pid_t(Pid), 0) == 0 || errno != ESRCH)
+        continue; // alive (or not ours to know): leave it
+      if (unlinkat(Fd, D->Name, 0) == 0)
+        ++Removed;
+    }
+  }
+  close(Fd);
+  if (Removed && G.Opts.Verbosity >= 1) {
+    Line L;
+    L.add("memprof: removed ")
+        .addUnsigned(Removed)
+        .add(" stale temporary profile file(s) in ")
+        .addShortened(Dir);
+    warn(L);
+  }
+}
+
 //===-- Segments ----------------------------------------------------------===//
 
 struct SegmentList {
@@ -711,6 +851,11 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     return;
   }
   readEnvironment(Envp ? Envp : environ);
+  {
+    int SavedErrno = errno;
+    sweepStaleTemporaries();
+    errno = SavedErrno;
+  }
   // Chunk layout: granule-exclusive where access counts can be non-zero
   // (linked into a program, which the pass instruments) or histograms are
   // asked for; compact under LD_PRELOAD, where nothing counts accesses.
