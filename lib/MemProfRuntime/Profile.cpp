@@ -642,6 +642,81 @@ int addModule(dl_phdr_info *Info, size_t, void *Data) {
   return 0;
 }
 
+//===-- Modules unloaded before a dump ------------------------------------===//
+
+/// Executable segments of libraries the program dlclose'd: captured just
+/// before the real dlclose, so that a later dump still lists them and their
+/// frames symbolize. Deduplicated; only the first RetainedMax are kept.
+constexpr uint64_t RetainedMax = 4096;
+SegmentInfo *Retained;
+uint64_t RetainedCount;
+SpinLock RetainedLock;
+
+struct ModuleQuery {
+  uintptr_t Base;
+  const char *Name;
+  SegmentList *Out;
+};
+
+int addMatchingModule(dl_phdr_info *Info, size_t Size, void *Data) {
+  ModuleQuery &Q = *static_cast<ModuleQuery *>(Data);
+  const char *Name = Info->dlpi_name ? Info->dlpi_name : "";
+  if (Info->dlpi_addr == Q.Base && Q.Name &&
+      stringsEqual(Name, Q.Name, stringLength(Name)))
+    addModule(Info, Size, Q.Out);
+  return 0;
+}
+
+bool sameSegment(const SegmentInfo &A, const SegmentInfo &B) {
+  return A.Start == B.Start && A.End == B.End &&
+         A.BuildIdSize == B.BuildIdSize &&
+         memcmp(A.BuildId, B.BuildId, sizeof(A.BuildId)) == 0;
+}
+
+void retainModule(void *Handle) {
+  struct link_map *LM = nullptr;
+  if (dlinfo(Handle, RTLD_DI_LINKMAP, &LM) != 0 || !LM)
+    return;
+  SegmentInfo Found[16];
+  SegmentList L = {Found, 16, 0};
+  ModuleQuery Q = {LM->l_addr, LM->l_name, &L};
+  dl_iterate_phdr(addMatchingModule, &Q);
+  if (L.Count > 16)
+    L.Count = 16;
+  ScopedLock Guard(RetainedLock);
+  if (!Retained) {
+    Retained = static_cast<SegmentInfo *>(
+        mapMemory(RetainedMax * sizeof(SegmentInfo)));
+    if (!Retained)
+      return;
+  }
+  for (uint64_t I = 0; I < L.Count; ++I) {
+    bool Known = false;
+    for (uint64_t J = 0; J < RetainedCount && !Known; ++J)
+      Known = sameSegment(Retained[J], Found[I]);
+    if (!Known && RetainedCount < RetainedMax)
+      Retained[RetainedCount++] = Found[I];
+  }
+}
+
+/// Appends the retained segments that are not loaded now.
+void addRetainedModules(SegmentList &Segs) {
+  ScopedLock Guard(RetainedLock);
+  uint64_t Loaded = Segs.Count < Segs.Capacity ? Segs.Count : Segs.Capacity;
+  for (uint64_t I = 0; I < RetainedCount; ++I) {
+    bool Present = false;
+    for (uint64_t J = 0; J < Loaded && !Present; ++J)
+      Present = sameSegment(Segs.Items[J], Retained[I]);
+    if (!Present && Segs.Count < Segs.Capacity)
+      Segs.Items[Segs.Count++] = Retained[I];
+  }
+}
+
+uint64_t retainedCount() {
+  ScopedLock Guard(RetainedLock);
+  return RetainedCount;
+}
+
 //===-- Dumping -----------------------------------------------------------===//
 
 void sortByStackId(MIBInfo *A, uint64_t N) {
@@ -725,7 +800,7 @@ int dumpLocked(bool Reset) {
   // Count the modules, then fill (with room for some loaded meanwhile).
   SegmentList Segs = {nullptr, 0, 0};
   dl_iterate_phdr(addModule, &Segs);
-  Segs.Capacity = Segs.Count + 16;
+  Segs.Capacity = Segs.Count + 16 + retainedCount();
   Segs.Count = 0;
   Segs.Items = static_cast<SegmentInfo *>(
       SegMem.get(Segs.Capacity * sizeof(SegmentInfo)));
@@ -736,6 +811,7 @@ int dumpLocked(bool Reset) {
   dl_iterate_phdr(addModule, &Segs);
   if (Segs.Count > Segs.Capacity)
     Segs.Count = Segs.Capacity;
+  addRetainedModules(Segs);
 
   uint64_t HistogramEntries = 0;
   for (uint64_t I = 0; I < K; ++I)
@@ -924,6 +1000,24 @@ using namespace memprof::rt;
 MEMPROF_EXPORT int memprof_dump(void) { return apiDump(false); }
 
 MEMPROF_EXPORT int memprof_dump_and_reset(void) { return apiDump(true); }
+
+/// dlclose: the library's executable segments are kept for later dumps, so
+/// frames in a library unloaded before the dump still symbolize.
+MEMPROF_EXPORT int dlclose(void *Handle) {
+  using DlcloseFn = int (*)(void *);
+  static DlcloseFn Real;
+  DlcloseFn F = loadAcquire(&Real);
+  {
+    RuntimeScope Scope; // dlsym, dlinfo and dl_iterate_phdr may allocate
+    if (!F) {
+      F = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
+      storeRelease(&Real, F);
+    }
+    if (reinterpret_cast<uintptr_t>(Handle) != 0 && !G.Inactive)
+      retainModule(Handle);
+  }
+  return F ? F(Handle) : -1;
+}
 
 MEMPROF_EXPORT int memprof_reset(void) {
   RuntimeScope Scope;
