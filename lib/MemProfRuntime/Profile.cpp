@@ -936,14 +936,15 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   // (linked into a program, which the pass instruments) or histograms are
   // asked for; compact under LD_PRELOAD, where nothing counts accesses.
   int Exact = G.Opts.ExactGranules;
-  if (Exact < 0)
-    Exact = !isPreloaded();
-  if (G.Opts.Histogram && !Exact) {
+  if (G.Opts.Histogram && Exact == 0) {
     Line L;
     L.add("memprof: warning: histogram=1 needs exact_granules=1; using it");
     warn(L);
-    Exact = 1;
   }
+  if (G.Opts.Histogram)
+    Exact = 1;
+  else if (Exact < 0)
+    Exact = !isPreloaded();
   storeRelaxed(&G.CompactChunks, !Exact);
   pthread_atfork(forkPrepare, forkParent, forkChild);
   if (G.Opts.DumpSignal) {
