@@ -15,6 +15,7 @@
 #include "Shadow.h"
 #include "StackDepot.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <gnu/libc-version.h>
 #include <pthread.h>
@@ -35,7 +36,8 @@ extern void *__libc_stack_end;
 namespace memprof {
 namespace rt {
 
-GlobalState G = {0, 0, 0, false, false, 0, {64, true, 0, false, 0}, false};
+GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, false, HistogramMaxBytesDefault, -1},
+                 false, 0, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
 //===-- Initialization, time and CPU --------------------------------------===//
@@ -162,82 +164,103 @@ uint64_t shadowAccessCount(uintptr_t User, uint64_t Size, bool Clear) {
 }
 } // namespace
 
+/// With the histogram option, points \p M's histogram at the block's shadow
+/// counters (one per granule; MIBMap::merge copies them).
+MEMPROF_ALWAYS_INLINE void attachHistogram(MIB &M, uintptr_t User,
+                                           uint64_t Size) {
+  M.AccessHistogramSize = 0;
+  M.AccessHistogram = 0;
+  if (MEMPROF_LIKELY(!G.Opts.Histogram) || Size > G.Opts.HistogramMaxBytes)
+    return;
+  uintptr_t Base = loadAcquire(&memprof_shadow_base);
+  if (!Base)
+    return;
+  GranuleRange R = granulesOf(User, Size);
+  M.AccessHistogramSize = R.Count;
+  M.AccessHistogram = shadowAddress(Base, R.First);
+}
+
 //===-- The sharded live set and MIB table --------------------------------===//
 
 namespace {
 
-/// Open-addressing set of user pointers (linear probing, backward-shift
-/// deletion, so there are no tombstones).
-struct PtrSet {
+/// The live chunks of a shard: a dense array of user pointers (0: a free
+/// slot) whose index is kept in the chunk's header (ChunkHeader::Slot), and
+/// a stack of the free slots. Inserting pops a recently freed slot (in
+/// cache), removing pushes one; neither reads a cold slot, so neither waits
+/// for memory. Validity is the header's business: ContextId 0 (a reset
+/// forgot the chunk) or an older Gen (inherited across fork).
+struct SlotTable {
   uint64_t *Slots;
-  uint64_t Capacity;
-  uint64_t Count;
+  uint32_t *FreeStack; ///< as many entries as Slots: never overflows
+  uint64_t Capacity;   ///< slots mapped
+  uint64_t Used;       ///< slots ever handed out (the high-water mark)
+  uint64_t NumFree;    ///< entries on FreeStack
+  uint64_t Count;      ///< live chunks
 
-  static uint64_t hash(uint64_t V) { return mix64(V); }
+  static constexpr uint64_t MaxSlots = uint64_t(1) << 32;
+
+  static void *resize(void *Old, uint64_t OldBytes, uint64_t NewBytes) {
+    if (!Old)
+      return mapMemory(NewBytes);
+    int SavedErrno = errno;
+    void *New = mremap(Old, OldBytes, NewBytes, MREMAP_MAYMOVE);
+    errno = SavedErrno;
+    return New == MAP_FAILED ? nullptr : New;
+  }
 
   bool grow() {
-    uint64_t NewCap = Capacity ? Capacity * 2 : 256;
-    uint64_t *New = static_cast<uint64_t *>(mapMemory(NewCap * 8));
-    if (!New)
+    uint64_t NewCap = Capacity ? Capacity * 2 : 4096;
+    if (NewCap > MaxSlots)
       return false;
-    for (uint64_t I = 0; I < Capacity; ++I)
-      if (uint64_t V = Slots[I])
-        for (uint64_t J = hash(V) & (NewCap - 1);; J = (J + 1) & (NewCap - 1))
-          if (!New[J]) {
-            New[J] = V;
-            break;
-          }
-    unmapMemory(Slots, Capacity * 8);
-    Slots = New;
+    void *NewSlots = resize(Slots, Capacity * 8, NewCap * 8);
+    if (!NewSlots)
+      return false;
+    Slots = static_cast<uint64_t *>(NewSlots);
+    void *NewStack = resize(FreeStack, Capacity * 4, NewCap * 4);
+    if (!NewStack) {
+      // Keep the tables consistent: Slots has room that is not used yet.
+      return false;
+    }
+    FreeStack = static_cast<uint32_t *>(NewStack);
     Capacity = NewCap;
     return true;
   }
 
-  bool insert(uint64_t V) {
-    if ((Count + 1) * 2 > Capacity && !grow())
-      return false;
-    uint64_t Mask = Capacity - 1;
-    for (uint64_t I = hash(V) & Mask;; I = (I + 1) & Mask)
-      if (!Slots[I]) {
-        Slots[I] = V;
-        ++Count;
-        return true;
-      }
-  }
-
-  bool remove(uint64_t V) {
-    if (!Count)
-      return false;
-    uint64_t Mask = Capacity - 1;
-    uint64_t I = hash(V) & Mask;
-    for (; Slots[I] != V; I = (I + 1) & Mask)
-      if (!Slots[I])
+  /// The slot now holding \p User; false when out of memory.
+  MEMPROF_ALWAYS_INLINE bool insert(uint64_t User, uint32_t &Slot) {
+    uint64_t I;
+    if (NumFree) {
+      I = FreeStack[--NumFree];
+    } else {
+      if (Used == Capacity && !grow())
         return false;
-    Slots[I] = 0;
-    --Count;
-    // Shift later members of the probe run back into the hole.
-    for (uint64_t J = (I + 1) & Mask; Slots[J]; J = (J + 1) & Mask) {
-      uint64_t Home = hash(Slots[J]) & Mask;
-      bool Stays = I <= J ? (I < Home && Home <= J) : (I < Home || Home <= J);
-      if (!Stays) {
-        Slots[I] = Slots[J];
-        Slots[J] = 0;
-        I = J;
-      }
+      I = Used++;
     }
+    Slots[I] = User;
+    ++Count;
+    Slot = uint32_t(I);
     return true;
   }
 
+  MEMPROF_ALWAYS_INLINE void remove(uint32_t I) {
+    Slots[I] = 0;
+    FreeStack[NumFree++] = I;
+    --Count;
+  }
+
   template <typename F> void forEach(F Fn) const {
-    for (uint64_t I = 0; I < Capacity; ++I)
+    for (uint64_t I = 0; I < Used; ++I)
       if (Slots[I])
         Fn(Slots[I]);
   }
 
   void release() {
     unmapMemory(Slots, Capacity * 8);
+    unmapMemory(FreeStack, Capacity * 4);
     Slots = nullptr;
-    Capacity = Count = 0;
+    FreeStack = nullptr;
+    Capacity = Used = NumFree = Count = 0;
   }
 };
 
@@ -245,18 +268,67 @@ constexpr unsigned NumShards = 64;
 
 struct alignas(64) Shard {
   SpinLock Lock;
-  PtrSet Live;  ///< tracked chunks not yet freed
-  MIBMap Freed; ///< MIBs of the tracked chunks freed so far
+  SlotTable Live; ///< tracked chunks not yet freed
+  MIBMap Freed;   ///< MIBs of the tracked chunks freed so far
 };
 Shard Shards[NumShards];
+static_assert(NumShards <= 64, "the shard takes 6 bits of the header");
+uint32_t NextShard;
 
-Shard &shardFor(uintptr_t User) {
-  return Shards[(uint64_t(User >> ShadowScale) * 0x9E3779B97F4A7C15ULL) >>
-                (64 - 6)];
+/// The shard this thread records its allocations in: threads are spread
+/// round-robin, so a thread's allocations and frees take a lock no other
+/// thread normally touches. A chunk's header names its shard, so a free
+/// from another thread finds it.
+MEMPROF_ALWAYS_INLINE unsigned threadShard(ThreadState &T) {
+  if (MEMPROF_UNLIKELY(!T.ShardPlusOne))
+    T.ShardPlusOne = uint8_t(
+        1 + __atomic_fetch_add(&NextShard, 1u, __ATOMIC_RELAXED) % NumShards);
+  return T.ShardPlusOne - 1u;
 }
-static_assert(NumShards == 64, "shardFor takes the top 6 bits");
+
+MEMPROF_ALWAYS_INLINE unsigned kindOf(const ChunkHeader *H) {
+  return H->KindShard & 3u;
+}
+MEMPROF_ALWAYS_INLINE Shard &shardOf(const ChunkHeader *H) {
+  return Shards[H->KindShard >> 2];
+}
 
 } // namespace
+
+struct HistBlock {
+  HistBlock *Next;
+  uint64_t Bytes;
+};
+
+namespace {
+constexpr uint64_t HistBlockBytes = 256 * 1024;
+/// Histogram buffers hold a power of two of counts, so a histogram that
+/// grows one granule at a time is copied O(log n) times.
+uint64_t histogramCapacity(uint64_t N) {
+  uint64_t C = 4;
+  while (C < N)
+    C <<= 1;
+  return C;
+}
+} // namespace
+
+uint64_t *MIBMap::histogramBuffer(uint64_t N) {
+  uint64_t Bytes = histogramCapacity(N) * sizeof(uint64_t);
+  if (uint64_t(HistEnd - HistCur) < Bytes) {
+    uint64_t BlockBytes = alignUp(sizeof(HistBlock) + Bytes, HistBlockBytes);
+    auto *B = static_cast<HistBlock *>(mapMemory(BlockBytes));
+    if (!B)
+      return nullptr;
+    B->Next = HistBlocks;
+    B->Bytes = BlockBytes;
+    HistBlocks = B;
+    HistCur = reinterpret_cast<uint8_t *>(B) + 64;
+    HistEnd = reinterpret_cast<uint8_t *>(B) + BlockBytes;
+  }
+  uint64_t *P = reinterpret_cast<uint64_t *>(HistCur);
+  HistCur += Bytes;
+  return P; // mmap'd memory is zero and never reused
+}
 
 bool MIBMap::merge(uint32_t Key, const MIB &M) {
   if ((Count + 1) * 2 > Capacity) {
@@ -281,13 +353,43 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
     if (E.Key == Key) {
+      uint64_t OldN = E.Block.AccessHistogramSize;
+      uint64_t *OldH = reinterpret_cast<uint64_t *>(E.Block.AccessHistogram);
       mergeDump(E.Block, M);
+      uint64_t NewN = M.AccessHistogramSize;
+      const uint64_t *NewH =
+          reinterpret_cast<const uint64_t *>(M.AccessHistogram);
+      uint64_t *H = OldH;
+      if (NewN > OldN && (!OldH || histogramCapacity(OldN) < NewN)) {
+        H = histogramBuffer(NewN);
+        if (H && OldH)
+          memcpy(H, OldH, OldN * sizeof(uint64_t));
+      }
+      if (!H) { // out of memory: the histogram is dropped, not the block
+        E.Block.AccessHistogramSize = 0;
+        E.Block.AccessHistogram = 0;
+        return true;
+      }
+      for (uint64_t J = 0; J < NewN; ++J)
+        H[J] = saturatingAdd(H[J], NewH[J]);
+      E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
+      E.Block.AccessHistogramSize = NewN > OldN ? NewN : OldN;
       return true;
     }
     if (!E.Key) {
       E.Key = Key;
       E.Block = M;
+      E.Block.AccessHistogram = 0;
+      E.Block.AccessHistogramSize = 0;
       ++Count;
+      if (uint64_t N = M.AccessHistogramSize) {
+        if (uint64_t *H = histogramBuffer(N)) {
+          memcpy(H, reinterpret_cast<const void *>(M.AccessHistogram),
+                 N * sizeof(uint64_t));
+          E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
+          E.Block.AccessHistogramSize = N;
+        }
+      }
       return true;
     }
   }
@@ -297,6 +399,13 @@ void MIBMap::release() {
   unmapMemory(Entries, Capacity * sizeof(MIBEntry));
   Entries = nullptr;
   Capacity = Count = 0;
+  for (HistBlock *B = HistBlocks; B;) {
+    HistBlock *Next = B->Next;
+    unmapMemory(B, B->Bytes);
+    B = Next;
+  }
+  HistBlocks = nullptr;
+  HistCur = HistEnd = nullptr;
 }
 
 //===-- Chunks ------------------------------------------------------------===//
@@ -308,26 +417,29 @@ MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(uintptr_t User) {
 }
 
 // Tells our headers from whatever precedes a foreign pointer: a keyed hash
-// of the header's address and its other 24 bytes (not cryptographic; the key
-// only makes an accidental match in foreign memory vanishingly unlikely).
+// of the header's address and the fields that never change while the chunk
+// lives (size and generation, kind, shard and layout), so that a reset may
+// clear ContextId without touching it (not cryptographic; the key only makes
+// an accidental match in foreign memory vanishingly unlikely).
 uint64_t computeCheck(const ChunkHeader *H) {
-  uint64_t W[3];
-  memcpy(W, H, sizeof(W));
+  uint64_t W0;
+  memcpy(&W0, H, sizeof(W0));
+  uint16_t Layout;
+  memcpy(&Layout, reinterpret_cast<const uint8_t *>(H) + 22, sizeof(Layout));
   uint64_t X =
       (reinterpret_cast<uintptr_t>(H) ^ G.Secret) * 0x9E3779B97F4A7C15ULL;
-  X ^= (W[0] ^ G.Secret) * 0xC2B2AE3D27D4EB4FULL;
-  X ^= (W[1] + G.Secret) * 0x165667B19E3779F9ULL;
-  X ^= (W[2] ^ (G.Secret >> 7)) * 0xD6E8FEB86659FD93ULL;
+  X ^= (W0 ^ G.Secret) * 0xC2B2AE3D27D4EB4FULL;
+  X ^= (uint64_t(Layout) + G.Secret) * 0x165667B19E3779F9ULL;
   X ^= X >> 31;
   return X | 1; // a cleared header (Check = 0) never matches
 }
 
 void *blockOf(const ChunkHeader *H) {
   uintptr_t HA = reinterpret_cast<uintptr_t>(H);
-  if (H->Kind == KindAligned)
+  if (kindOf(H) == KindAligned)
     return reinterpret_cast<void *>(HA + sizeof(ChunkHeader) -
-                                    (uintptr_t(1) << H->AlignLog2));
-  return reinterpret_cast<void *>(HA - uintptr_t(H->BlockOffset16) * 16);
+                                    (uintptr_t(1) << H->Info));
+  return reinterpret_cast<void *>(HA - uintptr_t(H->Info) * 16);
 }
 
 /// Plain glibc memory for the runtime's own callers (the guard is set):
@@ -401,13 +513,88 @@ MEMPROF_NOINLINE void reportDegraded() {
 
 ChunkHeader *ownChunk(const void *P) {
   uintptr_t U = reinterpret_cast<uintptr_t>(P);
-  // Ours are 32 mod 64 (plain) or aligned to >= 64; reading the 32 bytes
-  // before any 32-aligned glibc pointer stays inside glibc's heap.
-  if (!U || (U & 31) || loadAcquire(&G.InitState) != 2)
+  // Ours are 16-aligned: 32 mod 64 (granule-exclusive), aligned to >= 64,
+  // or (compact) 32 bytes into a glibc block. Reading the 32 bytes before
+  // any 32-aligned glibc pointer stays inside glibc's memory, and so does
+  // reading them before a pointer at least 32 bytes into its page. The one
+  // 16-aligned pointer left out, 16 bytes into a page, is what glibc gives
+  // for a block of its own mmap (nothing before it need be mapped); the
+  // runtime never places a compact chunk there.
+  if (!U || (U & 15) || ((U & 31) && (U & 4095) < 32) ||
+      loadAcquire(&G.InitState) != 2)
     return nullptr;
   ChunkHeader *H = headerOf(U);
   return H->Check == computeCheck(H) ? H : nullptr;
 }
+
+namespace {
+
+/// Records the end of tracked chunk \p H (user pointer \p User): its MIB
+/// (with its access histogram, if enabled) is merged into its shard's table
+/// and it leaves the live set; its shadow counters are cleared for the next
+/// owner of the memory. \p Record false: only forgotten (runtime code, or
+/// after the exit dump). The chunk's memory is not touched.
+void recordEnd(ChunkHeader *H, uintptr_t User, bool Record) {
+  uint64_t Size = H->UserSize;
+  uint64_t Accesses = shadowAccessCount(User, Size, /*Clear=*/false);
+  // Not tracked, forgotten by a reset, or inherited across fork (recorded by
+  // the parent): nothing to record.
+  uint32_t Ctx = loadRelaxed(&H->ContextId);
+  if (Ctx && H->Gen == loadRelaxed(&G.Gen)) {
+    MIB M;
+    if (Record) {
+      M = mibForAllocation(Size, Accesses, H->AllocTimestampMs, nowMs(),
+                           H->AllocCpuId, currentCpu());
+      attachHistogram(M, User, Size);
+    }
+    Shard &S = shardOf(H);
+    S.Lock.lock();
+    // A reset may have forgotten the chunk meanwhile (under this lock).
+    bool Lost = false;
+    if (loadRelaxed(&H->ContextId)) {
+      S.Live.remove(H->Slot);
+      Lost = Record && !S.Freed.merge(Ctx, M);
+    }
+    S.Lock.unlock();
+    if (MEMPROF_UNLIKELY(Lost))
+      reportDegraded();
+  }
+  if (Accesses)
+    shadowAccessCount(User, Size, /*Clear=*/true);
+}
+
+/// Fills the recorded fields of a new chunk's header (context, time, CPU,
+/// shard and live slot); ContextId 0 if it is not recorded.
+MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &T, ChunkHeader &Fields,
+                                       uintptr_t User, const void *Frame) {
+  Fields.ContextId = 0;
+  if (!recording())
+    return;
+  Fields.ContextId = contextOf(Frame);
+  if (MEMPROF_UNLIKELY(!Fields.ContextId)) {
+    reportDegraded();
+    return;
+  }
+  Fields.AllocTimestampMs = nowMs();
+  uint32_t Cpu = currentCpu();
+  Fields.AllocCpuId = uint16_t(Cpu > 0xFFFF ? 0xFFFF : Cpu);
+  Fields.Gen = loadRelaxed(&G.Gen);
+  unsigned Index = threadShard(T);
+  Fields.KindShard = uint8_t((Fields.KindShard & 3u) | (Index << 2));
+  Shard &S = Shards[Index];
+  S.Lock.lock();
+  bool Tracked = S.Live.insert(User, Fields.Slot);
+  S.Lock.unlock();
+  if (MEMPROF_UNLIKELY(!Tracked)) {
+    Fields.ContextId = 0;
+    reportDegraded();
+  }
+}
+
+using UsableSizeFn = size_t (*)(void *);
+UsableSizeFn RealUsableSize;
+
+} // namespace
 
 void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   ThreadState &T = TLS;
@@ -420,7 +607,43 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
 
   uintptr_t User;
   ChunkHeader Fields = {};
-  if (Align <= 32) {
+  if (Align <= 16 && loadRelaxed(&G.CompactChunks)) {
+    // Compact: the header at the block's start. A user pointer 16 bytes
+    // into a page would be taken for a glibc mmap block (ownChunk): such a
+    // block is grown by 16 bytes (glibc extends it in place or moves it) and
+    // the header moves 16 bytes further in. (Freeing it and asking again
+    // would get the same block back from glibc's cache, every time.)
+    if (Size > SIZE_MAX - CompactOverhead - 16) {
+      T.InRuntime = 0;
+      errno = ENOMEM;
+      return nullptr;
+    }
+    void *Block = Zero ? __libc_calloc(1, Size + CompactOverhead)
+                       : __libc_malloc(Size + CompactOverhead);
+    if (!Block) {
+      T.InRuntime = 0;
+      errno = ENOMEM;
+      return nullptr;
+    }
+    uintptr_t B = reinterpret_cast<uintptr_t>(Block);
+    Fields.Info = 0;
+    if (MEMPROF_UNLIKELY(((B + sizeof(ChunkHeader)) & 4095) == 16)) {
+      void *Grown = __libc_realloc(Block, Size + CompactOverhead + 16);
+      if (!Grown) {
+        __libc_free(Block);
+        T.InRuntime = 0;
+        errno = ENOMEM;
+        return nullptr;
+      }
+      B = reinterpret_cast<uintptr_t>(Grown);
+      if (((B + sizeof(ChunkHeader)) & 4095) == 16)
+        Fields.Info = 1; // header at B + 16, user pointer 48 bytes in
+      if (Zero) // the 16 bytes glibc added (the rest was copied or kept)
+        memset(reinterpret_cast<void *>(B + CompactOverhead + Size), 0, 16);
+    }
+    User = B + Fields.Info * 16 + sizeof(ChunkHeader);
+    Fields.KindShard = KindCompact;
+  } else if (Align <= 32) {
     if (Size > SIZE_MAX - PlainOverhead) {
       T.InRuntime = 0;
       errno = ENOMEM;
@@ -436,8 +659,8 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
     uintptr_t B = reinterpret_cast<uintptr_t>(Block);
     uintptr_t H = alignUp(B, 64);
     User = H + sizeof(ChunkHeader);
-    Fields.Kind = KindPlain;
-    Fields.BlockOffset16 = uint16_t((H - B) / 16);
+    Fields.KindShard = KindPlain;
+    Fields.Info = uint8_t((H - B) / 16);
   } else {
     if (Size > SIZE_MAX - Align) {
       T.InRuntime = 0;
@@ -451,37 +674,29 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
       return nullptr;
     }
     User = reinterpret_cast<uintptr_t>(Block) + Align;
-    Fields.Kind = KindAligned;
-    Fields.AlignLog2 = uint8_t(__builtin_ctzll(Align));
+    Fields.KindShard = KindAligned;
+    Fields.Info = uint8_t(__builtin_ctzll(Align));
     if (Zero)
       memset(reinterpret_cast<void *>(User), 0, Size);
   }
 
   Fields.UserSize = Size;
-  if (recording()) {
-    Fields.ContextId = contextOf(Frame);
-    if (MEMPROF_UNLIKELY(!Fields.ContextId)) {
-      reportDegraded();
-    } else {
-      Fields.AllocTimestampMs = nowMs();
-      Fields.AllocCpuId = currentCpu();
-    }
-  }
+  recordStart(T, Fields, User, Frame);
   ChunkHeader *H = headerOf(User);
   *H = Fields;
-  if (Fields.ContextId) {
-    Shard &S = shardFor(User);
-    S.Lock.lock();
-    bool Tracked = S.Live.insert(User);
-    S.Lock.unlock();
-    if (MEMPROF_UNLIKELY(!Tracked)) {
-      H->ContextId = 0;
-      reportDegraded();
-    }
-  }
   H->Check = computeCheck(H);
   T.InRuntime = 0;
   return reinterpret_cast<void *>(User);
+}
+
+size_t glibcUsableSize(void *P) {
+  UsableSizeFn F = loadAcquire(&RealUsableSize);
+  if (!F) {
+    RuntimeScope Scope; // dlsym may allocate
+    F = reinterpret_cast<UsableSizeFn>(dlsym(RTLD_NEXT, "malloc_usable_size"));
+    storeRelease(&RealUsableSize, F);
+  }
+  return F ? F(P) : 0;
 }
 
 void deallocate(void *P) {
@@ -496,37 +711,17 @@ void deallocate(void *P) {
   RuntimeScope Scope;
   if (!Scope.nested() && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest();
-
-  uintptr_t User = reinterpret_cast<uintptr_t>(P);
-  uint64_t Size = H->UserSize;
-  if (uint32_t Ctx = H->ContextId) {
-    bool Record = !Scope.nested() && recording();
-    MIB M;
-    if (Record)
-      M = mibForAllocation(Size, shadowAccessCount(User, Size, false),
-                           H->AllocTimestampMs, nowMs(), H->AllocCpuId,
-                           currentCpu());
-    Shard &S = shardFor(User);
-    S.Lock.lock();
-    // Absent after a reset or in a forked child: recorded elsewhere already.
-    bool Lost = S.Live.remove(User) && Record && !S.Freed.merge(Ctx, M);
-    S.Lock.unlock();
-    if (MEMPROF_UNLIKELY(Lost))
-      reportDegraded();
-  }
-  shadowAccessCount(User, Size, /*Clear=*/true);
+  recordEnd(H, reinterpret_cast<uintptr_t>(P), !Scope.nested() && recording());
   void *Block = blockOf(H);
   H->Check = 0;
   __libc_free(Block);
   errno = SavedErrno;
 }
 
-void *reallocate(void *P, size_t Size, const void *Frame) {
-  ChunkHeader *H = ownChunk(P);
-  if (!H)
-    return __libc_realloc(P, Size);
-  // Ours: a new chunk (recorded at the realloc's context) and a free of the
-  // old one, as LLVM's runtime records it.
+namespace {
+/// realloc by moving: a new chunk, a copy, a free of the old one.
+void *reallocateByMoving(void *P, ChunkHeader *H, size_t Size,
+                         const void *Frame) {
   void *New = allocate(Size, 0, false, Frame);
   if (!New)
     return nullptr;
@@ -536,6 +731,106 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   return New;
 }
 
+/// A shrink that would leave this many bytes unused gives them back to
+/// glibc (which shrinks in place) instead of keeping them in the chunk.
+constexpr size_t ShrinkReturnBytes = 4096;
+} // namespace
+
+void *reallocate(void *P, size_t Size, const void *Frame) {
+  ChunkHeader *H = ownChunk(P);
+  if (!H)
+    return __libc_realloc(P, Size);
+  ThreadState &T = TLS;
+  // Aligned chunks keep their alignment only through a move; runtime code
+  // (the guard is set) gets the simple path.
+  if (kindOf(H) == KindAligned || T.InRuntime)
+    return reallocateByMoving(P, H, Size, Frame);
+  if (Size > SIZE_MAX - PlainOverhead) {
+    errno = ENOMEM;
+    return nullptr;
+  }
+  int SavedErrno = errno;
+  T.InRuntime = 1;
+  if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
+    serviceDumpRequest();
+
+  // In place when glibc's block has room (or shrinks in place); otherwise
+  // glibc's realloc, which may extend the block or move it. Either way the
+  // old allocation ends here and a new one starts at the realloc's context,
+  // as a move would record it (docs/runtime.md).
+  const ChunkHeader Old = *H;
+  uintptr_t User = reinterpret_cast<uintptr_t>(P);
+  uint8_t *Block = static_cast<uint8_t *>(blockOf(H));
+  size_t Offset = size_t(User - reinterpret_cast<uintptr_t>(Block));
+  bool Compact = kindOf(H) == KindCompact;
+  size_t Room = glibcUsableSize(Block) - Offset;
+  uint64_t Keep = Old.UserSize < Size ? Old.UserSize : Size;
+  bool Recording = recording();
+  if (Size > Room || Room - Size >= ShrinkReturnBytes) {
+    // The old allocation ends before glibc may release its memory.
+    size_t Need = Size + (Compact ? Offset : PlainOverhead);
+    recordEnd(H, User, Recording);
+    H->Check = 0;
+    uint8_t *NewBlock = static_cast<uint8_t *>(__libc_realloc(Block, Need));
+    bool Failed = !NewBlock;
+    if (Failed) {
+      // glibc left the block as it was: it lives on (as a new allocation
+      // of the old size; its accesses so far are in the ended one).
+      NewBlock = Block;
+      Size = Old.UserSize;
+      Keep = Size;
+    }
+    uintptr_t NB = reinterpret_cast<uintptr_t>(NewBlock);
+    uintptr_t NewUser;
+    if (Compact) {
+      NewUser = NB + Offset;
+      if (MEMPROF_UNLIKELY((NewUser & 4095) == 16)) {
+        // ownChunk would take this pointer for a glibc mmap block. The data
+        // moves to the block's start, which is handed out as a plain glibc
+        // block: correct for free and realloc, but not recorded (rare: a
+        // move to 16 bytes before a page boundary).
+        memmove(NewBlock, NewBlock + Offset, Keep);
+        T.InRuntime = 0;
+        if (Failed) {
+          errno = ENOMEM;
+          return nullptr; // unreachable: a failed realloc did not move
+        }
+        errno = SavedErrno;
+        return NewBlock;
+      }
+    } else {
+      NewUser = alignUp(NB, 64) + sizeof(ChunkHeader);
+      if (NewUser - NB != Offset)
+        memmove(reinterpret_cast<void *>(NewUser), NewBlock + Offset, Keep);
+    }
+    ChunkHeader Fields = {};
+    Fields.UserSize = Size;
+    Fields.KindShard = uint8_t(Old.KindShard & 3u);
+    Fields.Info = uint8_t((NewUser - sizeof(ChunkHeader) - NB) / 16);
+    recordStart(T, Fields, NewUser, Frame);
+    ChunkHeader *NH = headerOf(NewUser);
+    *NH = Fields;
+    NH->Check = computeCheck(NH);
+    T.InRuntime = 0;
+    if (Failed) {
+      errno = ENOMEM;
+      return nullptr;
+    }
+    errno = SavedErrno;
+    return reinterpret_cast<void *>(NewUser);
+  }
+  // In place: the same chunk, a new allocation.
+  recordEnd(H, User, Recording);
+  ChunkHeader Fields = Old;
+  Fields.UserSize = Size;
+  recordStart(T, Fields, User, Frame);
+  *H = Fields;
+  H->Check = computeCheck(H);
+  T.InRuntime = 0;
+  errno = SavedErrno;
+  return P;
+}
+
 size_t usableSize(void *P) {
   if (ChunkHeader *H = ownChunk(P))
     return H->UserSize;
@@ -543,6 +838,19 @@ size_t usableSize(void *P) {
 }
 
 //===-- Dumps, resets and fork --------------------------------------------===//
+
+namespace {
+/// Empties a shard (its lock held): the MIB table, and the live chunks,
+/// whose headers are marked as forgotten (ContextId 0; the check word does
+/// not cover it) so that their frees record nothing.
+void forgetShard(Shard &S) {
+  S.Live.forEach([](uint64_t User) {
+    storeRelaxed(&headerOf(User)->ContextId, 0u);
+  });
+  S.Freed.release();
+  S.Live.release();
+}
+} // namespace
 
 bool collectProfile(MIBMap &Out, bool Reset) {
   uint32_t Now = nowMs();
@@ -556,16 +864,14 @@ bool collectProfile(MIBMap &Out, bool Reset) {
     // The shard's lock keeps these chunks allocated while we read them.
     S.Live.forEach([&](uint64_t User) {
       const ChunkHeader *H = headerOf(User);
-      Ok &= Out.merge(
-          H->ContextId,
-          mibForAllocation(H->UserSize,
-                           shadowAccessCount(User, H->UserSize, false),
-                           H->AllocTimestampMs, Now, H->AllocCpuId, Cpu));
+      MIB M = mibForAllocation(H->UserSize,
+                               shadowAccessCount(User, H->UserSize, false),
+                               H->AllocTimestampMs, Now, H->AllocCpuId, Cpu);
+      attachHistogram(M, User, H->UserSize);
+      Ok &= Out.merge(H->ContextId, M);
     });
-    if (Reset) {
-      S.Freed.release();
-      S.Live.release();
-    }
+    if (Reset)
+      forgetShard(S);
   }
   return Ok;
 }
@@ -573,8 +879,7 @@ bool collectProfile(MIBMap &Out, bool Reset) {
 void resetProfile() {
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
-    S.Freed.release();
-    S.Live.release();
+    forgetShard(S);
   }
 }
 
@@ -590,7 +895,9 @@ void unlockAllShards() {
 
 void resetShardsInChild() {
   // The parent reports what it allocated; the child starts empty, and its
-  // frees of inherited chunks find nothing to record.
+  // frees of inherited chunks (an older generation) record nothing. No
+  // inherited header is written, so no page of the heap is copied.
+  storeRelaxed(&G.Gen, uint16_t(G.Gen + 1));
   for (Shard &S : Shards) {
     S.Freed.release();
     S.Live.release();

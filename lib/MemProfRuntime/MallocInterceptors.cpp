@@ -35,19 +35,6 @@ void *alignedAllocate(size_t Align, size_t Size, const void *Frame) {
   return allocate(Size, Align, false, Frame);
 }
 
-using UsableSizeFn = size_t (*)(void *);
-UsableSizeFn RealUsableSize;
-
-size_t foreignUsableSize(void *P) {
-  UsableSizeFn F = loadAcquire(&RealUsableSize);
-  if (!F) {
-    RuntimeScope Scope; // dlsym may allocate
-    F = reinterpret_cast<UsableSizeFn>(dlsym(RTLD_NEXT, "malloc_usable_size"));
-    storeRelease(&RealUsableSize, F);
-  }
-  return F ? F(P) : 0;
-}
-
 } // namespace
 
 MEMPROF_EXPORT void *malloc(size_t Size) {
@@ -134,7 +121,7 @@ MEMPROF_EXPORT size_t malloc_usable_size(void *P) {
     return 0;
   if (ownChunk(P))
     return usableSize(P);
-  return foreignUsableSize(P);
+  return glibcUsableSize(P);
 }
 
 // C23 (glibc 2.39); exported so that programs built against a newer libc

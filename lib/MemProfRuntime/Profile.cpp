@@ -22,7 +22,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 extern "C" char *program_invocation_short_name;
@@ -148,6 +150,22 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
       O.Fsync = B;
     else
       badValue(K, KN, V, VN, "0 or 1", "0");
+  } else if (stringsEqual(K, "histogram", KN)) {
+    if (parseBool(V, VN, B))
+      O.Histogram = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "0");
+  } else if (stringsEqual(K, "histogram_max_bytes", KN)) {
+    if (parseUnsigned(V, VN, Num) && Num <= (uint64_t(1) << 32))
+      O.HistogramMaxBytes = Num;
+    else
+      badValue(K, KN, V, VN, "0-4294967296", "65536");
+  } else if (stringsEqual(K, "exact_granules", KN)) {
+    if (parseBool(V, VN, B))
+      O.ExactGranules = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1",
+               "(1 linked into a program, 0 preloaded)");
   } else if (stringsEqual(K, "verbosity", KN)) {
     if (parseUnsigned(V, VN, Num) && Num <= 2)
       O.Verbosity = uint32_t(Num);
@@ -421,6 +439,144 @@ int writeProfileFile(const char *Path, const uint8_t *Buf, size_t N,
   return 0;
 }
 
+//===-- Sweeping stale temporary files ------------------------------------===//
+
+/// Whether \p N (length \p NL) matches the pattern's last component
+/// \p P (length \p PL): %p and %n match one or more digits, %h and %e any
+/// non-empty text, %% a '%'.
+bool globMatch(const char *P, size_t PL, const char *N, size_t NL) {
+  if (PL == 0)
+    return NL == 0;
+  if (P[0] != '%' || PL < 2)
+    return NL && *N == *P && globMatch(P + 1, PL - 1, N + 1, NL - 1);
+  char D = P[1];
+  if (D == '%')
+    return NL && *N == '%' && globMatch(P + 2, PL - 2, N + 1, NL - 1);
+  bool Digits = D == 'p' || D == 'n';
+  for (size_t K = 1; K <= NL; ++K) {
+    if (Digits && !(N[K - 1] >= '0' && N[K - 1] <= '9'))
+      return false;
+    if (globMatch(P + 2, PL - 2, N + K, NL - K))
+      return true;
+  }
+  return false;
+}
+
+/// Parses the end of \p Name as "<prefix>.tmp.<pid>.<seq>"; the prefix's
+/// length and the pid, or false.
+bool parseTempName(const char *Name, size_t Len, size_t &PrefixLen,
+                   uint64_t &Pid) {
+  size_t E = Len, B = E;
+  while (B > 0 && Name[B - 1] >= '0' && Name[B - 1] <= '9')
+    --B;
+  if (B == E || B == 0 || Name[B - 1] != '.')
+    return false;
+  size_t PE = B - 1, PB = PE;
+  while (PB > 0 && Name[PB - 1] >= '0' && Name[PB - 1] <= '9')
+    --PB;
+  if (PB == PE || PB < 5 || !stringsEqual(Name + PB - 5, ".tmp.", 5))
+    return false;
+  if (!parseUnsigned(Name + PB, PE - PB, Pid))
+    return false;
+  PrefixLen = PB - 5;
+  return PrefixLen > 0;
+}
+
+/// At start: removes the temporary files (<final>.tmp.<pid>.<n>) that a
+/// process killed during a dump left beside the pattern's final names, if
+/// that process no longer exists. Only the pattern's directory is looked
+/// at, and only names its last component matches (with the ".<n>" a later
+/// dump inserts before the extension). A directory with a directive in it
+/// is not swept.
+void sweepStaleTemporaries() {
+  const char *Slash = nullptr;
+  for (const char *C = Pattern; *C; ++C)
+    if (*C == '/')
+      Slash = C;
+  char Dir[MaxPathBytes];
+  const char *Last = Pattern;
+  if (Slash) {
+    size_t DL = size_t(Slash - Pattern);
+    for (size_t I = 0; I < DL; ++I)
+      if (Pattern[I] == '%')
+        return;
+    memcpy(Dir, Pattern, DL);
+    Dir[DL ? DL : 1] = 0;
+    if (!DL)
+      Dir[0] = '/';
+    Last = Slash + 1;
+  } else {
+    Dir[0] = '.';
+    Dir[1] = 0;
+  }
+  size_t LastLen = stringLength(Last);
+  int Fd = open(Dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (Fd < 0)
+    return;
+  alignas(8) char Buf[4096];
+  uint64_t Removed = 0;
+  for (;;) {
+    long N = syscall(SYS_getdents64, Fd, Buf, sizeof(Buf));
+    if (N <= 0)
+      break;
+    for (long Off = 0; Off < N;) {
+      struct Entry {
+        uint64_t Ino;
+        int64_t Next;
+        unsigned short RecLen;
+        unsigned char Type;
+        char Name[1];
+      };
+      const Entry *D = reinterpret_cast<const Entry *>(Buf + Off);
+      Off += D->RecLen;
+      if (D->Type != DT_REG && D->Type != DT_UNKNOWN)
+        continue;
+      size_t Len = stringLength(D->Name), PrefixLen;
+      uint64_t Pid;
+      if (!parseTempName(D->Name, Len, PrefixLen, Pid) || Pid == 0 ||
+          Pid > 0x7fffffff)
+        continue;
+      bool Match = globMatch(Last, LastLen, D->Name, PrefixLen);
+      if (!Match) {
+        // A later dump's name: ".<n>" inserted before the extension.
+        size_t Dot = PrefixLen;
+        for (size_t I = PrefixLen; I-- > 0;)
+          if (D->Name[I] == '.') {
+            Dot = I;
+            break;
+          }
+        size_t B = Dot;
+        while (B > 0 && D->Name[B - 1] >= '0' && D->Name[B - 1] <= '9')
+          --B;
+        if (B < Dot && B > 0 && D->Name[B - 1] == '.') {
+          char Joined[512];
+          size_t HeadLen = B - 1, TailLen = PrefixLen - Dot;
+          if (HeadLen + TailLen < sizeof(Joined)) {
+            memcpy(Joined, D->Name, HeadLen);
+            memcpy(Joined + HeadLen, D->Name + Dot, TailLen);
+            Match = globMatch(Last, LastLen, Joined, HeadLen + TailLen);
+          }
+        }
+      }
+      if (!Match)
+        continue;
+      if (kill(pid_t(Pid), 0) == 0 || errno != ESRCH)
+        continue; // alive (or not ours to know): leave it
+      if (unlinkat(Fd, D->Name, 0) == 0)
+        ++Removed;
+    }
+  }
+  close(Fd);
+  if (Removed && G.Opts.Verbosity >= 1) {
+    Line L;
+    L.add("memprof: removed ")
+        .addUnsigned(Removed)
+        .add(" stale temporary profile file(s) in ")
+        .addShortened(Dir);
+    warn(L);
+  }
+}
+
 //===-- Segments ----------------------------------------------------------===//
 
 struct SegmentList {
@@ -484,6 +640,81 @@ int addModule(dl_phdr_info *Info, size_t, void *Data) {
     ++L.Count;
   }
   return 0;
+}
+
+//===-- Modules unloaded before a dump ------------------------------------===//
+
+/// Executable segments of libraries the program dlclose'd: captured just
+/// before the real dlclose, so that a later dump still lists them and their
+/// frames symbolize. Deduplicated; only the first RetainedMax are kept.
+constexpr uint64_t RetainedMax = 4096;
+SegmentInfo *Retained;
+uint64_t RetainedCount;
+SpinLock RetainedLock;
+
+struct ModuleQuery {
+  uintptr_t Base;
+  const char *Name;
+  SegmentList *Out;
+};
+
+int addMatchingModule(dl_phdr_info *Info, size_t Size, void *Data) {
+  ModuleQuery &Q = *static_cast<ModuleQuery *>(Data);
+  const char *Name = Info->dlpi_name ? Info->dlpi_name : "";
+  if (Info->dlpi_addr == Q.Base && Q.Name &&
+      stringsEqual(Name, Q.Name, stringLength(Name)))
+    addModule(Info, Size, Q.Out);
+  return 0;
+}
+
+bool sameSegment(const SegmentInfo &A, const SegmentInfo &B) {
+  return A.Start == B.Start && A.End == B.End &&
+         A.BuildIdSize == B.BuildIdSize &&
+         memcmp(A.BuildId, B.BuildId, sizeof(A.BuildId)) == 0;
+}
+
+void retainModule(void *Handle) {
+  struct link_map *LM = nullptr;
+  if (dlinfo(Handle, RTLD_DI_LINKMAP, &LM) != 0 || !LM)
+    return;
+  SegmentInfo Found[16];
+  SegmentList L = {Found, 16, 0};
+  ModuleQuery Q = {LM->l_addr, LM->l_name, &L};
+  dl_iterate_phdr(addMatchingModule, &Q);
+  if (L.Count > 16)
+    L.Count = 16;
+  ScopedLock Guard(RetainedLock);
+  if (!Retained) {
+    Retained = static_cast<SegmentInfo *>(
+        mapMemory(RetainedMax * sizeof(SegmentInfo)));
+    if (!Retained)
+      return;
+  }
+  for (uint64_t I = 0; I < L.Count; ++I) {
+    bool Known = false;
+    for (uint64_t J = 0; J < RetainedCount && !Known; ++J)
+      Known = sameSegment(Retained[J], Found[I]);
+    if (!Known && RetainedCount < RetainedMax)
+      Retained[RetainedCount++] = Found[I];
+  }
+}
+
+/// Appends the retained segments that are not loaded now.
+void addRetainedModules(SegmentList &Segs) {
+  ScopedLock Guard(RetainedLock);
+  uint64_t Loaded = Segs.Count < Segs.Capacity ? Segs.Count : Segs.Capacity;
+  for (uint64_t I = 0; I < RetainedCount; ++I) {
+    bool Present = false;
+    for (uint64_t J = 0; J < Loaded && !Present; ++J)
+      Present = sameSegment(Segs.Items[J], Retained[I]);
+    if (!Present && Segs.Count < Segs.Capacity)
+      Segs.Items[Segs.Count++] = Retained[I];
+  }
+}
+
+uint64_t retainedCount() {
+  ScopedLock Guard(RetainedLock);
+  return RetainedCount;
 }
 
 //===-- Dumping -----------------------------------------------------------===//
@@ -569,7 +800,7 @@ int dumpLocked(bool Reset) {
   // Count the modules, then fill (with room for some loaded meanwhile).
   SegmentList Segs = {nullptr, 0, 0};
   dl_iterate_phdr(addModule, &Segs);
-  Segs.Capacity = Segs.Count + 16;
+  Segs.Capacity = Segs.Count + 16 + retainedCount();
   Segs.Count = 0;
   Segs.Items = static_cast<SegmentInfo *>(
       SegMem.get(Segs.Capacity * sizeof(SegmentInfo)));
@@ -580,8 +811,15 @@ int dumpLocked(bool Reset) {
   dl_iterate_phdr(addModule, &Segs);
   if (Segs.Count > Segs.Capacity)
     Segs.Count = Segs.Capacity;
+  addRetainedModules(Segs);
 
-  RawProfileLayout L = computeRawProfileLayout(Segs.Count, K, Stacks, K);
+  uint64_t HistogramEntries = 0;
+  for (uint64_t I = 0; I < K; ++I)
+    HistogramEntries += Mibs[I].Block->AccessHistogram
+                            ? Mibs[I].Block->AccessHistogramSize
+                            : 0;
+  RawProfileLayout L =
+      computeRawProfileLayout(Segs.Count, K, Stacks, K, HistogramEntries);
   uint8_t *Out = static_cast<uint8_t *>(OutMem.get(L.TotalSize));
   if (!Out) {
     reportWriteError(Path, "serializing", ENOMEM);
@@ -664,6 +902,17 @@ bool thisCopyIsActive() {
   return Theirs.dli_fbase == Mine.dli_fbase;
 }
 
+/// Whether this runtime is a shared library (LD_PRELOAD) rather than linked
+/// into the executable.
+bool isPreloaded() {
+  Dl_info Exe, Mine;
+  void *Entry = reinterpret_cast<void *>(getauxval(AT_ENTRY));
+  if (!Entry || !dladdr(Entry, &Exe) ||
+      !dladdr(reinterpret_cast<void *>(&isPreloaded), &Mine))
+    return false;
+  return Exe.dli_fbase != Mine.dli_fbase;
+}
+
 __attribute__((constructor(101))) void memprofConstructor(int, char **,
                                                           char **Envp) {
   RuntimeScope Scope;
@@ -678,6 +927,25 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     return;
   }
   readEnvironment(Envp ? Envp : environ);
+  {
+    int SavedErrno = errno;
+    sweepStaleTemporaries();
+    errno = SavedErrno;
+  }
+  // Chunk layout: granule-exclusive where access counts can be non-zero
+  // (linked into a program, which the pass instruments) or histograms are
+  // asked for; compact under LD_PRELOAD, where nothing counts accesses.
+  int Exact = G.Opts.ExactGranules;
+  if (G.Opts.Histogram && Exact == 0) {
+    Line L;
+    L.add("memprof: warning: histogram=1 needs exact_granules=1; using it");
+    warn(L);
+  }
+  if (G.Opts.Histogram)
+    Exact = 1;
+  else if (Exact < 0)
+    Exact = !isPreloaded();
+  storeRelaxed(&G.CompactChunks, !Exact);
   pthread_atfork(forkPrepare, forkParent, forkChild);
   if (G.Opts.DumpSignal) {
     struct sigaction Act;
@@ -733,6 +1001,24 @@ using namespace memprof::rt;
 MEMPROF_EXPORT int memprof_dump(void) { return apiDump(false); }
 
 MEMPROF_EXPORT int memprof_dump_and_reset(void) { return apiDump(true); }
+
+/// dlclose: the library's executable segments are kept for later dumps, so
+/// frames in a library unloaded before the dump still symbolize.
+MEMPROF_EXPORT int dlclose(void *Handle) {
+  using DlcloseFn = int (*)(void *);
+  static DlcloseFn Real;
+  DlcloseFn F = loadAcquire(&Real);
+  {
+    RuntimeScope Scope; // dlsym, dlinfo and dl_iterate_phdr may allocate
+    if (!F) {
+      F = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
+      storeRelease(&Real, F);
+    }
+    if (reinterpret_cast<uintptr_t>(Handle) != 0 && !G.Inactive)
+      retainModule(Handle);
+  }
+  return F ? F(Handle) : -1;
+}
 
 MEMPROF_EXPORT int memprof_reset(void) {
   RuntimeScope Scope;

@@ -51,18 +51,21 @@ void writeMIB(Cursor &C, const MIB &M) {
 
 RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
                                          const StackInfo *Stacks,
-                                         uint64_t NumStacks) {
+                                         uint64_t NumStacks,
+                                         uint64_t HistogramEntries) {
   RawProfileLayout L;
   L.SegmentBytes = raw::alignTo8(8 + raw::SegmentEntrySize * NumSegments);
   L.MIBBytes = raw::alignTo8(8 + NumMIBs * RawMIBRecordSize);
-  // No histograms are recorded, so HistogramBytes is 0.
+  // As LLVM's runtime sizes it: the histograms' u16 counts sit after their
+  // MIBs, and all the padding at the end of the section.
+  L.HistogramBytes = raw::alignTo8(HistogramEntries * 2);
   uint64_t StackBytes = 8;
   for (uint64_t I = 0; I < NumStacks; ++I)
     StackBytes += 16 + 8 * Stacks[I].NumPCs;
   L.StackBytes = raw::alignTo8(StackBytes);
   L.SegmentOffset = raw::HeaderSize;
   L.MIBOffset = L.SegmentOffset + L.SegmentBytes;
-  L.StackOffset = L.MIBOffset + L.MIBBytes;
+  L.StackOffset = L.MIBOffset + L.MIBBytes + L.HistogramBytes;
   L.TotalSize = raw::alignTo8(L.StackOffset + L.StackBytes);
   return L;
 }
@@ -100,9 +103,16 @@ void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
   for (uint64_t I = 0; I < NumMIBs; ++I) {
     C.u64(MIBs[I].StackId);
     MIB M = *MIBs[I].Block;
-    M.AccessHistogramSize = 0; // histograms are not recorded
-    M.AccessHistogram = 0;     // a pointer value in LLVM; meaningless on disk
+    const uint64_t *Counts =
+        reinterpret_cast<const uint64_t *>(MIBs[I].Block->AccessHistogram);
+    if (!Counts)
+      M.AccessHistogramSize = 0;
+    M.AccessHistogram = 0; // a pointer value in LLVM; meaningless on disk
     writeMIB(C, M);
+    for (uint64_t J = 0; Counts && J < M.AccessHistogramSize; ++J) {
+      uint16_t E = raw::encodeHistogramCount(Counts[J]);
+      C.bytes(reinterpret_cast<const uint8_t *>(&E), 2); // little-endian host
+    }
   }
 
   C = Cursor(Out + L.StackOffset);

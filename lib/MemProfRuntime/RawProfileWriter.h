@@ -39,21 +39,25 @@ struct StackInfo {
 
 struct RawProfileLayout {
   uint64_t SegmentOffset, MIBOffset, StackOffset, TotalSize;
-  uint64_t SegmentBytes, MIBBytes, StackBytes;
+  uint64_t SegmentBytes, MIBBytes, HistogramBytes, StackBytes;
 };
 
 /// Bytes one MIB record takes in raw v5 without its histogram: the stack id
 /// plus the 144-byte packed block.
 constexpr uint64_t RawMIBRecordSize = 8 + raw::MIBSizeV4;
 
+/// \p HistogramEntries: the sum of the MIBs' AccessHistogramSize.
 RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
                                          const StackInfo *Stacks,
-                                         uint64_t NumStacks);
+                                         uint64_t NumStacks,
+                                         uint64_t HistogramEntries = 0);
 
 /// Writes one complete raw profile (header, segments, MIBs, stacks) of
 /// exactly \p L.TotalSize bytes to \p Out; padding bytes are zero. MIBs and
 /// stacks are written in the order given (the runtime sorts them by id).
-/// 32-bit fields saturate; AccessHistogramSize and AccessHistogram are 0.
+/// 32-bit fields saturate. Each MIB's access histogram (AccessHistogramSize
+/// u64 counts at the address in AccessHistogram) follows it, encoded as raw
+/// v5's u16 counts; the AccessHistogram field itself is written as 0.
 void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
                      const SegmentInfo *Segments, uint64_t NumSegments,
                      const MIBInfo *MIBs, uint64_t NumMIBs,

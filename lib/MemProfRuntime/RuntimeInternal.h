@@ -31,14 +31,16 @@ namespace rt {
 /// [header, header + 64) holds no other allocation's bytes, so each shadow
 /// counter belongs to exactly one allocation.
 struct ChunkHeader {
-  uint64_t UserSize;         ///< bytes requested
+  uint64_t UserSize : 48;    ///< bytes requested (< 2^47 on x86-64)
+  uint64_t Gen : 16;         ///< GlobalState::Gen when allocated
   uint32_t AllocTimestampMs; ///< ms since the runtime started
-  uint32_t AllocCpuId;       ///< sched_getcpu() at allocation
   uint32_t ContextId;        ///< stack-depot id; 0: not recorded
-  uint8_t Kind;              ///< ChunkKind
-  uint8_t AlignLog2;         ///< KindAligned: log2 of the alignment
-  uint16_t BlockOffset16;    ///< KindPlain: (header - glibc block) / 16
-  uint64_t Check;            ///< keyed hash of the address and fields above
+  uint32_t Slot;             ///< index in its shard's live table
+  uint16_t AllocCpuId;       ///< sched_getcpu() at allocation (saturated)
+  uint8_t KindShard;         ///< ChunkKind in bits 0-1, the shard in bits 2-7
+  uint8_t Info;              ///< KindPlain: (header - glibc block) / 16;
+                             ///< KindAligned: log2 of the alignment
+  uint64_t Check; ///< keyed hash of the address, bytes 0-7 and 22-23
 };
 static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
 
@@ -48,8 +50,13 @@ enum ChunkKind : uint8_t {
   KindPlain = 1,
   /// From __libc_memalign(A, Size + A) for A >= 64: user pointer at block + A.
   KindAligned = 2,
+  /// From __libc_malloc(Size + CompactOverhead): header at the block's
+  /// start, user pointer 32 bytes later (16-aligned, never 16 bytes into a
+  /// page). Its first granule may hold the end of the block before it.
+  KindCompact = 3,
 };
 constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader);
+constexpr size_t CompactOverhead = sizeof(ChunkHeader);
 
 struct Options {
   uint32_t MaxStackDepth;
@@ -57,6 +64,13 @@ struct Options {
   int DumpSignal;
   bool Fsync;
   uint32_t Verbosity;
+  /// Record access histograms (per-granule access counts) for blocks of
+  /// up to HistogramMaxBytes.
+  bool Histogram;
+  uint64_t HistogramMaxBytes;
+  /// 1: every block owns its 64-byte granules (exact access counts); 0:
+  /// compact chunks; -1: decided at start (docs/runtime.md).
+  int ExactGranules;
 };
 
 struct GlobalState {
@@ -70,6 +84,12 @@ struct GlobalState {
   /// Another copy of malloc comes first in symbol lookup (a second copy of
   /// this runtime, or another profiler): this copy writes nothing.
   bool Inactive;
+  /// The fork generation: a forked child takes the next one, so chunks it
+  /// inherited (an older Gen in their header) are the parent's to report.
+  uint16_t Gen;
+  /// Plain requests get compact chunks (header at the glibc block's start,
+  /// 32 bytes of overhead) instead of granule-exclusive ones (80 bytes).
+  bool CompactChunks;
 };
 extern GlobalState G;
 
@@ -79,6 +99,9 @@ struct ThreadState {
   /// and are not recorded.
   uint8_t InRuntime;
   uint8_t BoundsKnown;
+  /// 1 + the shard this thread records its allocations in; 0: not yet
+  /// assigned.
+  uint8_t ShardPlusOne;
   uintptr_t StackLo, StackHi;
 };
 extern __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
@@ -112,6 +135,8 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame);
 void deallocate(void *P);
 void *reallocate(void *P, size_t Size, const void *Frame);
 size_t usableSize(void *P);
+/// glibc's malloc_usable_size of one of its blocks.
+size_t glibcUsableSize(void *P);
 /// The header of \p P if the runtime allocated it, else nullptr.
 ChunkHeader *ownChunk(const void *P);
 
@@ -121,16 +146,29 @@ struct MIBEntry {
   uint32_t Pad;
   MIB Block;
 };
+/// An MIB with an access histogram (AccessHistogramSize counts at the
+/// address in AccessHistogram) is copied into the map's own memory.
 struct MIBMap {
   MIBEntry *Entries;
   uint64_t Capacity;
   uint64_t Count;
+  /// Histogram memory: mmap'd blocks, bump-allocated, freed by release().
+  struct HistBlock *HistBlocks;
+  uint8_t *HistCur, *HistEnd;
 
   /// Inserts \p M or merges it into the block already present (LLVM's
-  /// Merge). false when out of memory.
+  /// Merge; histograms: the longer is kept and the shorter added into it).
+  /// false when out of memory.
   bool merge(uint32_t Key, const MIB &M);
   void release();
+
+private:
+  uint64_t *histogramBuffer(uint64_t Entries);
 };
+
+/// Blocks of at most this many bytes get an access histogram (with the
+/// histogram option): one count per 64-byte granule.
+constexpr uint64_t HistogramMaxBytesDefault = 64 * 1024;
 
 /// Everything recorded since the start (or the last reset), plus every
 /// tracked live allocation as if freed now, merged into \p Out. With

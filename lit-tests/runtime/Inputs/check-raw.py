@@ -8,6 +8,11 @@ check-raw.py truth BIN RAW TRUTH...
                                    hold exactly COUNT allocations of BYTES
       expect NAME FIELD OP VALUE   every such context's MemInfoBlock FIELD
                                    satisfies OP (==, >=, <=, >, <) VALUE
+      hist NAME [V...]             the one such context's access histogram
+                                   is exactly V... (none if no V)
+check-raw.py reader-hist CONVERT RAW TRUTH
+    memprof-convert --to-text RAW (our own reader) must show every histogram
+    of the TRUTH's hist lines.
 check-raw.py series BIN NAME[,NAME...] RAW...
     per-site AllocCount and TotalSize in each dump (in the natural order of
     the file names, so d.2 before d.10), which must never decrease from one
@@ -49,7 +54,7 @@ def totals(binary, raw):
 
 
 def truth(binary, raw, files):
-    want, expects = {}, []
+    want, expects, hists = {}, [], {}
     for path in files:
         for line in open(path):
             p = line.split()
@@ -58,6 +63,8 @@ def truth(binary, raw, files):
                 want[p[1]] = (c + int(p[2]), b + int(p[3]))
             elif len(p) == 5 and p[0] == "expect":
                 expects.append((p[1], p[2], p[3], int(p[4])))
+            elif len(p) >= 2 and p[0] == "hist":
+                hists[p[1]] = [int(v) for v in p[2:]]
     ctxs = list(contexts(binary, raw))
     ok = True
     for name in sorted(want):
@@ -77,6 +84,43 @@ def truth(binary, raw, files):
         ok &= good
         print("%s %s %s %s %d: got %s" % ("ok" if good else "MISMATCH", name,
                                           field, op, value, vals))
+    for name, values in sorted(hists.items()):
+        mibs = [mib for n, mib in ctxs if n == name]
+        got = None
+        if len(mibs) == 1:
+            m = mibs[0]
+            got = [int(v) for v in str(m.get("AccessHistogramValues", "")).split()]
+            if m.get("AccessHistogramSize", 0) != len(got):
+                got = None
+        good = got == values
+        ok &= good
+        print("%s histogram %s: want %s, got %s" % ("ok" if good else "MISMATCH",
+                                                   name, values, got))
+    return ok
+
+
+def reader_hist(convert, raw, files):
+    """Histograms as our reader decodes them (memprof-convert --to-text)."""
+    out = subprocess.run([convert, "--to-text", raw], check=True,
+                         capture_output=True, text=True).stdout
+    got, cur = [], None
+    for line in out.splitlines():
+        p = line.split()
+        if p and p[0] == "mib":
+            cur = []
+            got.append(cur)
+        elif p and p[0] == "histogram" and cur is not None:
+            cur.extend(int(v) for v in p[1:])
+    ok = True
+    for path in files:
+        for line in open(path):
+            p = line.split()
+            if len(p) > 2 and p[0] == "hist":
+                values = [int(v) for v in p[2:]]
+                good = values in got
+                ok &= good
+                print("%s reader histogram %s %s" % ("ok" if good else "MISMATCH",
+                                                     p[1], values))
     return ok
 
 
@@ -102,6 +146,8 @@ def main():
     mode = sys.argv[1]
     if mode == "truth":
         return truth(sys.argv[2], sys.argv[3], sys.argv[4:])
+    if mode == "reader-hist":
+        return reader_hist(sys.argv[2], sys.argv[3], sys.argv[4:])
     if mode == "series":
         return series(sys.argv[2], sys.argv[3].split(","), sys.argv[4:])
     if mode == "stacks":

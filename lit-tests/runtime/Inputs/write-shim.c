@@ -1,0 +1,76 @@
+/* A fault-injection shim for the runtime's profile writes, preloaded before
+ * libmemprof_rt.so. It watches write() calls on files whose name contains
+ * ".tmp." (the runtime's temporary profiles) and, by MEMPROF_TEST_SHIM:
+ *   kill:<bytes>        writes up to <bytes> bytes in all, then SIGKILLs
+ *                       the process (a kill in the middle of a dump)
+ *   fail:<calls>:<errno> fails the first <calls> such writes with <errno>
+ *                       (ENOSPC is 28, EIO 5), later ones go through
+ * Every watched call is logged as "write <bytes>" (or "fail") to the file
+ * named by MEMPROF_TEST_SHIM_LOG, so a test can count the calls made. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+static long Written, Failed;
+
+static int watched(int Fd) {
+  char Link[64], Path[4096];
+  snprintf(Link, sizeof(Link), "/proc/self/fd/%d", Fd);
+  ssize_t N = readlink(Link, Path, sizeof(Path) - 1);
+  if (N <= 0)
+    return 0;
+  Path[N] = 0;
+  return strstr(Path, ".tmp.") != NULL;
+}
+
+static void logLine(const char *What, long N) {
+  const char *Log = getenv("MEMPROF_TEST_SHIM_LOG");
+  if (!Log)
+    return;
+  int Fd = open(Log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (Fd < 0)
+    return;
+  char Buf[64];
+  int L = snprintf(Buf, sizeof(Buf), "%s %ld\n", What, N);
+  syscall(SYS_write, Fd, Buf, (size_t)L);
+  close(Fd);
+}
+
+ssize_t write(int Fd, const void *Buf, size_t N) {
+  const char *Mode = getenv("MEMPROF_TEST_SHIM");
+  if (!Mode || !watched(Fd))
+    return syscall(SYS_write, Fd, Buf, N);
+  if (strncmp(Mode, "kill:", 5) == 0) {
+    long Limit = atol(Mode + 5);
+    size_t Room = Written < Limit ? (size_t)(Limit - Written) : 0;
+    if (N > Room) {
+      if (Room)
+        syscall(SYS_write, Fd, Buf, Room);
+      logLine("kill", (long)Room);
+      raise(SIGKILL);
+    }
+    Written += (long)N;
+    logLine("write", (long)N);
+    return syscall(SYS_write, Fd, Buf, N);
+  }
+  if (strncmp(Mode, "fail:", 5) == 0) {
+    char *End;
+    long Calls = strtol(Mode + 5, &End, 10);
+    int Err = *End == ':' ? atoi(End + 1) : ENOSPC;
+    if (Failed < Calls) {
+      ++Failed;
+      logLine("fail", (long)N);
+      errno = Err;
+      return -1;
+    }
+    logLine("write", (long)N);
+    return syscall(SYS_write, Fd, Buf, N);
+  }
+  return syscall(SYS_write, Fd, Buf, N);
+}
