@@ -6,8 +6,9 @@
 //
 //  - accesses that cannot touch the heap (allocas, globals) are skipped;
 //  - accesses to one base pointer at constant offsets within one block (no
-//    call in between) become one update per granule, computed at run time
-//    because heap blocks are only 16- or 32-byte aligned;
+//    call in between) become one update when they fall in one granule,
+//    which is tested at run time because heap blocks are only 16- or
+//    32-byte aligned;
 //  - in an innermost loop without calls whose only exit is its latch, an
 //    access executed once per iteration at an invariant or constant-stride
 //    address becomes one update before the loop, for the trip count.
@@ -36,6 +37,7 @@
 #include "llvm/Plugins/PassPlugin.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Regex.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -208,40 +210,39 @@ void Instrumenter::emitPrologue(Function &F) {
                         ConstantInt::get(I64, ~uint64_t(7)), "memprof.mask");
 }
 
-/// Accesses at BasePtr + Offset (Offsets sorted, spanning < 64 bytes) fall
-/// in the granule G of the first one or in G + 1: which depends on the
-/// address, so the split is computed at run time. G + 1 is written only
-/// when some access falls in it (otherwise the sink is), so no counter that
+/// Accesses at BasePtr + Offset (Offsets sorted, spanning less than 64
+/// bytes) fall in the granule of the first one or in the next: which depends
+/// on the address (heap blocks are only 16- or 32-byte aligned). When they
+/// all fit in the first granule (tested at run time) one update counts them
+/// all; otherwise each distinct offset gets its own update. No counter that
 /// no access touches is ever read or written.
 void Instrumenter::emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets,
                              Value *BasePtr) {
   IRBuilder<> B(Offsets.front().second); // the caller's insertion point
   int64_t First = Offsets.front().first;
+  int64_t Span = Offsets.back().first - First;
   Value *A0 = B.CreateAdd(B.CreatePtrToInt(BasePtr, I64),
                           ConstantInt::get(I64, First));
-  Value *Ctr = counterOf(B, A0);
   uint64_t N = Offsets.size();
-  if (Offsets.back().first == First) {
-    increment(B, Ctr, ConstantInt::get(I64, N));
+  if (Span == 0) {
+    increment(B, counterOf(B, A0), ConstantInt::get(I64, N));
     return;
   }
   Value *InGranule = B.CreateAnd(A0, ConstantInt::get(I64, Granule - 1));
-  Value *High = ConstantInt::get(I64, 0);
-  // Accesses at the same distance share one comparison.
-  std::map<int64_t, uint64_t> Count;
+  Value *Fits = B.CreateICmpULT(InGranule, ConstantInt::get(I64, Granule - Span),
+                                "memprof.fits");
+  Instruction *One, *Each;
+  SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &Each);
+  B.SetInsertPoint(One);
+  increment(B, counterOf(B, A0), ConstantInt::get(I64, N));
+  B.SetInsertPoint(Each);
+  std::map<int64_t, uint64_t> Count; // accesses per distinct offset
   for (auto &[Off, I] : Offsets)
-    if (Off != First)
-      ++Count[Off - First];
-  for (auto &[D, K] : Count) {
-    Value *Crosses = B.CreateICmpUGE(InGranule, ConstantInt::get(I64, Granule - D));
-    Value *Add = B.CreateSelect(Crosses, ConstantInt::get(I64, K),
-                                ConstantInt::get(I64, 0));
-    High = B.CreateAdd(High, Add);
-  }
-  increment(B, Ctr, B.CreateSub(ConstantInt::get(I64, N), High));
-  Value *Next = B.CreateGEP(B.getInt8Ty(), Ctr, ConstantInt::get(I64, 8));
-  Value *Any = B.CreateICmpNE(High, ConstantInt::get(I64, 0));
-  increment(B, B.CreateSelect(Any, Next, Sink), High);
+    ++Count[Off - First];
+  for (auto &[D, K] : Count)
+    increment(B,
+              counterOf(B, D ? B.CreateAdd(A0, ConstantInt::get(I64, D)) : A0),
+              ConstantInt::get(I64, K));
 }
 
 void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {

@@ -45,6 +45,24 @@ MEMPROF_EXPORT void memprof_record_strided(uintptr_t Addr, intptr_t Stride,
       *Counter(Addr) += Inc;
     return;
   }
+  if ((Step & (Step - 1)) == 0) {
+    // A power of two (memory intrinsics step by 8): after the first granule
+    // every full granule holds exactly 64 / Step of the addresses.
+    unsigned Shift = unsigned(__builtin_ctzll(Step));
+    uintptr_t ToEnd = ShadowGranule - (Addr & (ShadowGranule - 1));
+    uint64_t N = (ToEnd + Step - 1) >> Shift;
+    if (N > Count)
+      N = Count;
+    uint64_t *C = Counter(Addr);
+    *C++ += N * Inc;
+    uint64_t Left = Count - N;
+    const uint64_t PerGranule = ShadowGranule >> Shift;
+    for (; Left >= PerGranule; Left -= PerGranule)
+      *C++ += PerGranule * Inc;
+    if (Left)
+      *C += Left * Inc;
+    return;
+  }
   for (uint64_t K = 0; K < Count;) {
     // The accesses K, K+1, ... before the end of Addr's granule.
     uintptr_t ToEnd = ShadowGranule - (Addr & (ShadowGranule - 1));

@@ -93,26 +93,21 @@ define void @memcpy_var(ptr %d, ptr %s, i64 %n) {
   ret void
 }
 
-; 24 constant bytes: three words, coalesced into the granule of the first
-; and possibly the next (words at +8 and +16 cross when the start is at 56
-; or 48 and more in its granule).
+; 24 constant bytes: three words at +0, +8, +16. One update of 3 when they
+; fit in the granule of the first (its offset in the granule is below 48),
+; one update per word otherwise.
 ; CHECK-LABEL: define void @memset_const(
-; CHECK: [[IN:%.*]] = and i64 {{%.*}}, 63
-; CHECK-NEXT: [[X8:%.*]] = icmp uge i64 [[IN]], 56
-; CHECK-NEXT: [[H8:%.*]] = select i1 [[X8]], i64 1, i64 0
-; CHECK-NEXT: [[S8:%.*]] = add i64 0, [[H8]]
-; CHECK-NEXT: [[X16:%.*]] = icmp uge i64 [[IN]], 48
-; CHECK-NEXT: [[H16:%.*]] = select i1 [[X16]], i64 1, i64 0
-; CHECK-NEXT: [[HIGH:%.*]] = add i64 [[S8]], [[H16]]
-; CHECK-NEXT: [[LOW:%.*]] = sub i64 3, [[HIGH]]
-; CHECK: add i64 {{%.*}}, [[LOW]]
-; CHECK: [[NEXT:%.*]] = getelementptr i8, ptr %memprof.ctr, i64 8
-; CHECK-NEXT: [[ANY:%.*]] = icmp ne i64 [[HIGH]], 0
-; CHECK-NEXT: [[C2:%.*]] = select i1 [[ANY]], ptr [[NEXT]], ptr @memprof.sink
-; CHECK-NEXT: [[O2:%.*]] = load i64, ptr [[C2]]
-; CHECK-NEXT: [[N2:%.*]] = add i64 [[O2]], [[HIGH]]
-; CHECK-NEXT: store i64 [[N2]], ptr [[C2]]
-; CHECK-NEXT: call void @llvm.memset
+; CHECK: [[A:%.*]] = add i64 {{%.*}}, 0
+; CHECK-NEXT: [[IN:%.*]] = and i64 [[A]], 63
+; CHECK-NEXT: %memprof.fits = icmp ult i64 [[IN]], 48
+; CHECK-NEXT: br i1 %memprof.fits, label %[[ONE:.*]], label %[[EACH:.*]]
+; CHECK: [[ONE]]:
+; CHECK: [[O:%.*]] = load i64, ptr %memprof.ctr
+; CHECK-NEXT: [[N:%.*]] = add i64 [[O]], 3
+; CHECK-NEXT: store i64 [[N]], ptr %memprof.ctr
+; CHECK: [[EACH]]:
+; CHECK-COUNT-3: add i64 {{%.*}}, 1
+; CHECK: call void @llvm.memset
 ; CHECK-NOT: memprof_record_strided
 ; CHECK: ret void
 define void @memset_const(ptr %d) {

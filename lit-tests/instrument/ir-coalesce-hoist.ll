@@ -1,6 +1,6 @@
 ; Fewer updates, same counts: accesses to one base at constant offsets in a
-; block share one update per granule (the split between the first granule
-; and the next computed at run time), and loops with one exit at the latch
+; block share one update when they fit in one granule (tested at run time),
+; and loops with one exit at the latch
 ; and no calls get their invariant and constant-stride accesses counted
 ; once, in the preheader, for the trip count. A call in the loop or a second
 ; exit keeps the updates in the loop. With the options off, every access
@@ -11,15 +11,23 @@
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
 
-; Offsets 0, 8, 40 (one window) and 64 (the next): two groups.
+; Offsets 0, 8, 40 (one window) and 64 (the next): one update of 3 when the
+; window fits in its first granule (offset in the granule below 64 - 40),
+; one per access otherwise; then one for the access at 64.
 ; CHECK-LABEL: define i64 @fields(
 ; CHECK: [[A:%.*]] = add i64 {{%.*}}, 0
-; CHECK: [[IN:%.*]] = and i64 [[A]], 63
-; CHECK-NEXT: icmp uge i64 [[IN]], 56
-; CHECK: icmp uge i64 [[IN]], 24
-; CHECK: [[LOW:%.*]] = sub i64 3, {{%.*}}
-; CHECK: select i1 {{%.*}}, ptr {{%.*}}, ptr @memprof.sink
-; CHECK: [[B:%.*]] = add i64 {{%.*}}, 64
+; CHECK-NEXT: [[IN:%.*]] = and i64 [[A]], 63
+; CHECK-NEXT: %memprof.fits = icmp ult i64 [[IN]], 24
+; CHECK-NEXT: br i1 %memprof.fits, label %[[ONE:.*]], label %[[EACH:.*]]
+; CHECK: [[ONE]]:
+; CHECK: add i64 {{%.*}}, 3
+; CHECK: [[EACH]]:
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: add i64 [[A]], 8
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: add i64 [[A]], 40
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: add i64 {{%.*}}, 64
 ; CHECK: [[OLD:%.*]] = load i64, ptr %memprof.ctr{{[0-9]*}}
 ; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
 ; CHECK-NEXT: store i64 [[NEW]]
@@ -28,7 +36,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: ret i64
 ; PLAIN-LABEL: define i64 @fields(
 ; PLAIN-COUNT-4: add i64 {{%.*}}, 1
-; PLAIN-NOT: memprof.sink
+; PLAIN-NOT: memprof.fits
 ; PLAIN: ret i64
 define i64 @fields(ptr %p) {
   %a = load i64, ptr %p
