@@ -38,6 +38,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
 
@@ -124,10 +125,17 @@ bool isBenignIntrinsic(const Instruction &I) {
   }
 }
 
-/// A call that may free memory, dump the profile, throw or not return ends
-/// a segment: updates are never moved across it.
+/// A call that may throw or not return ends a segment: updates are never
+/// moved across it, since the accesses after it might not happen. A call
+/// that always returns (willreturn, nounwind) is no barrier: the accesses
+/// on both sides happen (one before it frees their block would be a use
+/// after free), and a dump it makes sees the updates of accesses still to
+/// come, like a dump taken by another thread.
 bool isBarrier(const Instruction &I) {
-  return isa<CallBase>(I) && !isBenignIntrinsic(I);
+  const auto *CB = dyn_cast<CallBase>(&I);
+  if (!CB || isBenignIntrinsic(I))
+    return false;
+  return !(CB->willReturn() && CB->doesNotThrow());
 }
 
 class Instrumenter {
@@ -295,11 +303,29 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
 bool Instrumenter::hoist(Function &F, FunctionAnalysisManager &FAM,
                          SmallVectorImpl<PointAccess> &Points,
                          DenseMap<Instruction *, bool> &Hoisted) {
-  auto &LI = FAM.getResult<LoopAnalysis>(F);
-  if (LI.empty())
+  auto *LIP = &FAM.getResult<LoopAnalysis>(F);
+  if (LIP->empty())
     return false;
-  auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+  // Late in the pipeline, CFG simplification often folds a loop's
+  // preheader into a block with two successors: give innermost loops one
+  // back, where the hoisted updates go.
+  bool NewPreheaders = false;
+  {
+    auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    for (Loop *L : LIP->getLoopsInPreorder())
+      if (L->isInnermost() && !L->getLoopPreheader() &&
+          InsertPreheaderForLoop(L, &DT, LIP, nullptr, false))
+        NewPreheaders = true;
+  }
+  if (NewPreheaders) {
+    PreservedAnalyses PA;
+    PA.preserve<DominatorTreeAnalysis>();
+    PA.preserve<LoopAnalysis>();
+    FAM.invalidate(F, PA);
+  }
+  auto &LI = FAM.getResult<LoopAnalysis>(F);
   auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+  auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
 
   DenseMap<const Loop *, bool> Simple;
   auto IsSimple = [&](const Loop *L) {

@@ -140,3 +140,39 @@ found:
 exit:
   ret i64 %n
 }
+
+; A call that always returns (willreturn nounwind) splits nothing: the two
+; loads share one update, and the loop, whose preheader CFG simplification
+; had folded into %entry, gets a new preheader and its strided update there.
+; CHECK-LABEL: define i64 @returning_calls(
+; CHECK: %memprof.fits = icmp ult i64 {{%.*}}, 56
+; CHECK: add i64 {{%.*}}, 2
+; CHECK: call i64 @pure(
+; CHECK: call void @memprof_record_strided(i64 {{%.*}}, i64 8, i64 %n, i64 1)
+; CHECK-NEXT: br label %loop
+; CHECK: loop:
+; CHECK-NOT: memprof
+; CHECK: ret i64
+declare i64 @pure(i64) willreturn nounwind memory(none)
+define i64 @returning_calls(ptr %p, i64 %n) {
+entry:
+  %a = load i64, ptr %p
+  %x = call i64 @pure(i64 %a)
+  %q = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %q
+  %pos = icmp sgt i64 %n, 0
+  br i1 %pos, label %loop, label %exit
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi i64 [ %b, %entry ], [ %s1, %loop ]
+  %e = getelementptr i64, ptr %p, i64 %i
+  %w = load i64, ptr %e
+  %y = call i64 @pure(i64 %w)
+  %s1 = add i64 %s, %y
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, %n
+  br i1 %c, label %exit, label %loop
+exit:
+  %r = phi i64 [ %b, %entry ], [ %s1, %loop ]
+  ret i64 %r
+}

@@ -33,6 +33,7 @@ SITE(site_loop_wide)
 SITE(site_loop_exit)
 SITE(site_loop_call)
 SITE(site_loop_nested)
+SITE(site_returning_calls)
 SITE(site_coalesced)
 SITE(site_before_init)
 SITE(site_opt_out)
@@ -291,6 +292,17 @@ NOINLINE void loopCall(char *P, size_t N) {
     sideEffect(((uint64_t *)P)[I]);
 }
 
+// Calls that always return (willreturn nounwind, inferred for this C++
+// function) do not split groups or stop hoisting.
+NOINLINE uint64_t mix(uint64_t V) { return V * 0x9E3779B97F4A7C15ull >> 7; }
+NOINLINE uint64_t returningCalls(uint64_t *P, size_t N) {
+  uint64_t S = mix(P[0]);
+  S += mix(P[1]) + P[2];
+  for (size_t I = 0; I < N; ++I)
+    S += mix(P[I + 3]);
+  return S;
+}
+
 NOINLINE uint64_t loopNested(char *P, size_t Rows, size_t Cols) {
   uint64_t S = 0;
   for (size_t R = 0; R < Rows; ++R)
@@ -431,6 +443,13 @@ NOINSTR int main(int Argc, char **Argv) {
   for (size_t I = 0; I < N; ++I)
     note(P + 8 * I);
   finish("site_loop_call", P, 8 * N);
+
+  P = begin(site_returning_calls(8 * N + 24));
+  memset(P, 0, 8 * N + 24);
+  Sink += returningCalls((uint64_t *)P, N);
+  for (size_t I = 0; I < N + 3; ++I)
+    note(P + 8 * I);
+  finish("site_returning_calls", P, 8 * N + 24);
 
   size_t Rows = 7, Cols = N / 3 + 1;
   P = begin(site_loop_nested(4 * Rows * Cols));
