@@ -473,12 +473,24 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
   for (auto &[K, S] : Segments)
     emitSegment(S.Points);
 
+  // A variable range that lies in one granule (1 <= len <= 64 - (addr & 63),
+  // the common case of short copies) is counted inline; any other one by
+  // the runtime.
   for (const RangeAccess &R : Ranges) {
     IRBuilder<> B(R.At);
     Value *Len = B.CreateZExtOrTrunc(R.Len, I64);
     Value *Words = B.CreateLShr(B.CreateAdd(Len, ConstantInt::get(I64, 7)), 3);
-    B.CreateCall(Strided, {B.CreatePtrToInt(R.Ptr, I64),
-                           ConstantInt::get(I64, WordBytes), Words,
+    Value *Addr = B.CreatePtrToInt(R.Ptr, I64);
+    Value *Room = B.CreateSub(ConstantInt::get(I64, Granule),
+                              B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1)));
+    Value *Fits = B.CreateICmpULT(B.CreateSub(Len, ConstantInt::get(I64, 1)),
+                                  Room, "memprof.range.fits");
+    Instruction *One, *Call;
+    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &Call);
+    B.SetInsertPoint(One);
+    increment(B, counterOf(B, Addr), Words);
+    B.SetInsertPoint(Call);
+    B.CreateCall(Strided, {Addr, ConstantInt::get(I64, WordBytes), Words,
                            ConstantInt::get(I64, 1)});
   }
   return true;

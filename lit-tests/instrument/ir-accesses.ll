@@ -3,7 +3,8 @@
 ; load/add/store of the granule counter before each access, nothing for
 ; allocas and globals, atomics counted like loads and stores, memory
 ; intrinsics counted per 8-byte word (inline up to 64 constant bytes, by
-; memprof_record_strided otherwise), the module constructor with the
+; memprof_record_strided otherwise, or inline when a variable range lies in
+; one granule), the module constructor with the
 ; version-check symbol, and the opt-out attribute.
 ; RUN: %opt-instrument %s | FileCheck %s
 
@@ -79,15 +80,26 @@ define i64 @atomics(ptr %p, ptr %q) {
   ret i64 %o
 }
 
-; A variable length: ceil(n / 8) words from each end, by the runtime.
+; A variable length: ceil(n / 8) words from each end; inline when the range
+; lies in one granule (1 <= n <= 64 - (d & 63)), by the runtime otherwise.
 ; CHECK-LABEL: define void @memcpy_var(
 ; CHECK: [[N7:%.*]] = add i64 %n, 7
 ; CHECK-NEXT: [[W:%.*]] = lshr i64 [[N7]], 3
 ; CHECK-NEXT: [[D:%.*]] = ptrtoint ptr %d to i64
+; CHECK-NEXT: [[IN:%.*]] = and i64 [[D]], 63
+; CHECK-NEXT: [[ROOM:%.*]] = sub i64 64, [[IN]]
+; CHECK-NEXT: [[N1:%.*]] = sub i64 %n, 1
+; CHECK-NEXT: %memprof.range.fits = icmp ult i64 [[N1]], [[ROOM]]
+; CHECK-NEXT: br i1 %memprof.range.fits, label %[[ONE:.*]], label %[[CALL:.*]]
+; CHECK: [[ONE]]:
+; CHECK: [[O:%.*]] = load i64, ptr %memprof.ctr
+; CHECK-NEXT: [[A:%.*]] = add i64 [[O]], [[W]]
+; CHECK-NEXT: store i64 [[A]], ptr %memprof.ctr
+; CHECK: [[CALL]]:
 ; CHECK-NEXT: call void @memprof_record_strided(i64 [[D]], i64 8, i64 [[W]], i64 1)
 ; CHECK: [[S:%.*]] = ptrtoint ptr %s to i64
-; CHECK-NEXT: call void @memprof_record_strided(i64 [[S]], i64 8, i64 {{%.*}}, i64 1)
-; CHECK-NEXT: call void @llvm.memcpy
+; CHECK: call void @memprof_record_strided(i64 [[S]], i64 8, i64 {{%.*}}, i64 1)
+; CHECK: call void @llvm.memcpy
 define void @memcpy_var(ptr %d, ptr %s, i64 %n) {
   call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
   ret void
