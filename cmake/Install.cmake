@@ -1,8 +1,9 @@
-# CMake package and pkg-config file; the runtime and pass issues fill them in.
+# CMake package (MemProf::Instrument, MemProf::Runtime) and pkg-config file.
 include(CMakePackageConfigHelpers)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/MemProfConfig.cmake.in
   ${PROJECT_BINARY_DIR}/MemProfConfig.cmake
-  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/MemProf)
+  INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/MemProf
+  PATH_VARS CMAKE_INSTALL_INCLUDEDIR)
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/MemProfConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/MemProfConfig.cmake

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh machine and runs the main job on the bundled
-# example: build wordfreq with clang-22 -fmemory-profile, run it three times
-# with different inputs, merge the three raw profiles, and show the result.
+# example: install memprof into a prefix, build wordfreq instrumented through
+# pkg-config (the pass plugin and the runtime), run it three times with
+# different inputs, merge the three raw profiles, show the result and hand
+# it to clang-22 -fmemory-profile-use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
 OUT=out/example
 rm -rf "$OUT" && mkdir -p "$OUT"
-echo "== building examples/wordfreq with clang-22 -fmemory-profile"
-clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer \
-  -O1 examples/wordfreq/wordfreq.cpp -o "$OUT/wordfreq"
+echo "== installing memprof into $OUT/prefix"
+cmake --install build --prefix "$OUT/prefix" >/dev/null
+export PKG_CONFIG_PATH="$PWD/$OUT/prefix/lib/pkgconfig"
+echo "== building examples/wordfreq: clang++-22 -O1 \$(pkg-config --cflags memprof) ... \$(pkg-config --libs memprof)"
+# shellcheck disable=SC2046 # pkg-config's flags are split on purpose
+clang++-22 -O1 $(pkg-config --cflags memprof) examples/wordfreq/wordfreq.cpp \
+  $(pkg-config --libs memprof) -o "$OUT/wordfreq"
 for scale in 1 2 3; do
   echo "== run $scale"
-  MEMPROF_OPTIONS="log_path=$OUT/run$scale" "$OUT/wordfreq" "$scale"
-  mv "$OUT"/run$scale.* "$OUT/run$scale.memprofraw"
+  MEMPROF_PROFILE_FILE="$OUT/run$scale.memprofraw" "$OUT/wordfreq" "$scale"
 done
 echo "== memprof-merge"
 # The system libraries are searched by build id too, so allocations made

@@ -50,6 +50,20 @@ void memprof_init(void);
  * 0 until the runtime has started (or if the shadow could not be mapped). */
 extern uintptr_t memprof_shadow_base;
 
+/* For code built with the instrumentation pass (docs/instrument.md):
+ * adds Inc to the counter of each of Addr, Addr + Stride, ...
+ * (Count addresses), one update per granule. */
+void memprof_record_strided(uintptr_t Addr, intptr_t Stride, uint64_t Count,
+                            uint64_t Inc);
+/* Profiles go to Dir/memprof.%p.memprofraw unless MEMPROF_PROFILE_FILE is
+ * set (the pass's -memprof-instrument-output-dir calls it at start-up). */
+void memprof_set_default_output_dir(const char *Dir);
+/* Defined only by a runtime that matches the pass's counting (version 1). */
+void memprof_rt_version_1(void);
+
+/* Keeps the pass out of one function. */
+#define MEMPROF_NO_INSTRUMENT __attribute__((disable_sanitizer_instrumentation))
+
 #define MEMPROF_SHADOW_SCALE 6
 #define MEMPROF_SHADOW_GRANULE (1u << MEMPROF_SHADOW_SCALE)
 #define MEMPROF_SHADOW_COUNTER(addr)                                           \

@@ -1,0 +1,591 @@
+//===- MemProfInstrument.cpp - Access-count instrumentation pass plugin ---===//
+//
+// An LLVM 22 new-pass-manager plugin that makes every heap access increment
+// the memprof runtime's shadow counter of the 64-byte granule of its first
+// byte, with the same counts as one increment per access but fewer updates:
+//
+//  - accesses that cannot touch the heap (allocas, globals) are skipped;
+//  - accesses to one base pointer at constant offsets within one block (no
+//    call in between) become one update when they fall in one granule,
+//    which is tested at run time because heap blocks are only 16- or
+//    32-byte aligned;
+//  - in an innermost loop without calls whose only exit is its latch, an
+//    access executed once per iteration at an invariant or constant-stride
+//    address becomes one update before the loop, for the trip count.
+//
+// docs/instrument.md describes the counting rules and the options.
+//
+//===----------------------------------------------------------------------===//
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/ScalarEvolution.h"
+#include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/ValueTracking.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/DataLayout.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Function.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Plugins/PassPlugin.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Regex.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/LoopUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+#include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace llvm;
+
+namespace {
+
+// Names shared with the runtime (lib/MemProfRuntime/InstrumentSupport.cpp
+// and include/memprof/Runtime/memprof_runtime.h).
+constexpr const char *ShadowBaseName = "memprof_shadow_base";
+constexpr const char *VersionCheckName = "memprof_rt_version_1";
+constexpr const char *InitName = "memprof_init";
+constexpr const char *StridedName = "memprof_record_strided";
+constexpr const char *DefaultDirName = "memprof_set_default_output_dir";
+constexpr const char *MarkerName = "memprof.instrumented";
+constexpr unsigned GranuleShift = 6;
+constexpr int64_t Granule = int64_t(1) << GranuleShift;
+/// Memory intrinsics count one access per 8-byte word, as LLVM's runtime
+/// does (__memprof_record_access_range); constant lengths up to this many
+/// bytes are counted inline, longer or variable ones by the runtime.
+constexpr uint64_t InlineRangeBytes = 64;
+constexpr uint64_t WordBytes = 8;
+
+cl::opt<bool> ClCoalesce("memprof-instrument-coalesce",
+                         cl::desc("coalesce the counter updates of accesses to "
+                                  "one base pointer within a block"),
+                         cl::init(true), cl::Hidden);
+cl::opt<bool> ClHoist("memprof-instrument-hoist",
+                      cl::desc("hoist the counter updates of invariant and "
+                               "strided accesses out of simple loops"),
+                      cl::init(true), cl::Hidden);
+cl::list<std::string>
+    ClInclude("memprof-instrument-include",
+              cl::desc("instrument only functions whose (mangled) name "
+                       "matches one of these regular expressions"),
+              cl::CommaSeparated, cl::Hidden);
+cl::list<std::string>
+    ClExclude("memprof-instrument-exclude",
+              cl::desc("do not instrument functions whose (mangled) name "
+                       "matches one of these regular expressions"),
+              cl::CommaSeparated, cl::Hidden);
+cl::opt<std::string>
+    ClOutputDir("memprof-instrument-output-dir",
+                cl::desc("default directory of the profiles the program "
+                         "writes (MEMPROF_PROFILE_FILE still wins)"),
+                cl::init(""), cl::Hidden);
+
+/// One counted access: the granule of Ptr's address gets +1.
+struct PointAccess {
+  Instruction *At; ///< the instruction the update goes before
+  Value *Ptr;
+};
+
+/// A memory intrinsic's range: one count per 8-byte word of [Ptr, Ptr+Len).
+struct RangeAccess {
+  Instruction *At;
+  Value *Ptr;
+  Value *Len;
+};
+
+/// The accesses of one block between two calls.
+struct Segment {
+  SmallVector<PointAccess, 8> Points;
+};
+
+bool isBenignIntrinsic(const Instruction &I) {
+  const auto *II = dyn_cast<IntrinsicInst>(&I);
+  if (!II)
+    return false;
+  if (isa<MemIntrinsic>(II) || isa<DbgInfoIntrinsic>(II))
+    return true;
+  switch (II->getIntrinsicID()) {
+  case Intrinsic::lifetime_start:
+  case Intrinsic::lifetime_end:
+  case Intrinsic::assume:
+  case Intrinsic::experimental_noalias_scope_decl:
+  case Intrinsic::prefetch:
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// A call that may throw or not return ends a segment: updates are never
+/// moved across it, since the accesses after it might not happen. A call
+/// that always returns (willreturn, nounwind) is no barrier: the accesses
+/// on both sides happen (one before it frees their block would be a use
+/// after free), and a dump it makes sees the updates of accesses still to
+/// come, like a dump taken by another thread.
+bool isBarrier(const Instruction &I) {
+  const auto *CB = dyn_cast<CallBase>(&I);
+  if (!CB || isBenignIntrinsic(I))
+    return false;
+  return !(CB->willReturn() && CB->doesNotThrow());
+}
+
+class Instrumenter {
+public:
+  Instrumenter(Module &M) : DL(M.getDataLayout()), C(M.getContext()) {
+    I64 = Type::getInt64Ty(C);
+    Ptr = PointerType::getUnqual(C);
+    ShadowBase = M.getOrInsertGlobal(ShadowBaseName, I64);
+    if (auto *GV = dyn_cast<GlobalVariable>(ShadowBase))
+      GV->setAlignment(Align(8));
+    Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
+                              ConstantInt::get(I64, 0), "memprof.sink");
+    Sink->setAlignment(Align(64));
+    Strided = M.getOrInsertFunction(StridedName, Type::getVoidTy(C), I64, I64,
+                                    I64, I64);
+  }
+
+  bool run(Function &F, FunctionAnalysisManager &FAM);
+
+private:
+  const DataLayout &DL;
+  LLVMContext &C;
+  Type *I64;
+  PointerType *Ptr;
+  Constant *ShadowBase;
+  GlobalVariable *Sink;
+  FunctionCallee Strided;
+
+  // Per function: the shadow base (the sink's address when the runtime has
+  // not started) and the mask applied to (address >> 3).
+  Value *Base = nullptr;
+  Value *Mask = nullptr;
+
+  bool mayTouchHeap(Value *P) const;
+  Value *counterOf(IRBuilder<> &B, Value *Addr);
+  void increment(IRBuilder<> &B, Value *Counter, Value *By);
+  void emitPrologue(Function &F);
+  void emitSegment(ArrayRef<PointAccess> Points);
+  void emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets,
+                 Value *BasePtr);
+  bool hoist(Function &F, FunctionAnalysisManager &FAM,
+             SmallVectorImpl<PointAccess> &Points,
+             DenseMap<Instruction *, bool> &Hoisted);
+};
+
+bool Instrumenter::mayTouchHeap(Value *P) const {
+  if (P->getType()->getPointerAddressSpace() != 0)
+    return false;
+  const Value *Obj = getUnderlyingObject(P);
+  // Stack slots, globals (thread-local too) and constants are never heap.
+  return !isa<AllocaInst>(Obj) && !isa<GlobalValue>(Obj) &&
+         !isa<ConstantData>(Obj) && !isa<ConstantExpr>(Obj);
+}
+
+Value *Instrumenter::counterOf(IRBuilder<> &B, Value *Addr) {
+  Value *A = Addr->getType()->isPointerTy() ? B.CreatePtrToInt(Addr, I64)
+                                            : Addr;
+  // (A >> 6) << 3 == (A >> 3) & ~7; the mask is 0 before the runtime has
+  // started, when every update goes to the sink.
+  Value *Off = B.CreateAnd(B.CreateLShr(A, 3), Mask);
+  return B.CreateIntToPtr(B.CreateAdd(Base, Off), Ptr, "memprof.ctr");
+}
+
+void Instrumenter::increment(IRBuilder<> &B, Value *Counter, Value *By) {
+  LoadInst *Old = B.CreateAlignedLoad(I64, Counter, Align(8));
+  B.CreateAlignedStore(B.CreateAdd(Old, By), Counter, Align(8));
+}
+
+void Instrumenter::emitPrologue(Function &F) {
+  IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
+  // Read once per call: a function entered before the runtime started counts
+  // into the sink for the rest of that call.
+  LoadInst *Raw = B.CreateAlignedLoad(I64, ShadowBase, Align(8),
+                                      "memprof.shadow");
+  Raw->setAtomic(AtomicOrdering::Unordered);
+  Value *Off = B.CreateICmpEQ(Raw, ConstantInt::get(I64, 0));
+  Base = B.CreateSelect(Off, B.CreatePtrToInt(Sink, I64), Raw,
+                        "memprof.base");
+  Mask = B.CreateSelect(Off, ConstantInt::get(I64, 0),
+                        ConstantInt::get(I64, ~uint64_t(7)), "memprof.mask");
+}
+
+/// Accesses at BasePtr + Offset (Offsets sorted, spanning less than 64
+/// bytes) fall in the granule of the first one or in the next: which depends
+/// on the address (heap blocks are only 16- or 32-byte aligned). When they
+/// all fit in the first granule (tested at run time) one update counts them
+/// all; otherwise each distinct offset gets its own update. No counter that
+/// no access touches is ever read or written.
+void Instrumenter::emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets,
+                             Value *BasePtr) {
+  IRBuilder<> B(Offsets.front().second); // the caller's insertion point
+  int64_t First = Offsets.front().first;
+  int64_t Span = Offsets.back().first - First;
+  Value *A0 = B.CreateAdd(B.CreatePtrToInt(BasePtr, I64),
+                          ConstantInt::get(I64, First));
+  uint64_t N = Offsets.size();
+  if (Span == 0) {
+    increment(B, counterOf(B, A0), ConstantInt::get(I64, N));
+    return;
+  }
+  Value *InGranule = B.CreateAnd(A0, ConstantInt::get(I64, Granule - 1));
+  Value *Fits = B.CreateICmpULT(InGranule, ConstantInt::get(I64, Granule - Span),
+                                "memprof.fits");
+  Instruction *One, *Each;
+  SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &Each);
+  B.SetInsertPoint(One);
+  increment(B, counterOf(B, A0), ConstantInt::get(I64, N));
+  B.SetInsertPoint(Each);
+  std::map<int64_t, uint64_t> Count; // accesses per distinct offset
+  for (auto &[Off, I] : Offsets)
+    ++Count[Off - First];
+  for (auto &[D, K] : Count)
+    increment(B,
+              counterOf(B, D ? B.CreateAdd(A0, ConstantInt::get(I64, D)) : A0),
+              ConstantInt::get(I64, K));
+}
+
+void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
+  if (!ClCoalesce) {
+    for (const PointAccess &P : Points) {
+      IRBuilder<> B(P.At);
+      increment(B, counterOf(B, P.Ptr), ConstantInt::get(I64, 1));
+    }
+    return;
+  }
+  // Group by the pointer stripped of constant offsets, in first-use order.
+  MapVector<Value *, SmallVector<std::pair<int64_t, Instruction *>, 4>> Groups;
+  for (const PointAccess &P : Points) {
+    APInt Off(DL.getIndexTypeSizeInBits(P.Ptr->getType()), 0);
+    Value *BasePtr = P.Ptr->stripAndAccumulateConstantOffsets(
+        DL, Off, /*AllowNonInbounds=*/true);
+    int64_t O = Off.getSExtValue();
+    if (Off.getSignificantBits() > 48) { // far offsets: not worth grouping
+      BasePtr = P.Ptr;
+      O = 0;
+    }
+    Groups[BasePtr].push_back({O, P.At});
+  }
+  for (auto &[BasePtr, List] : Groups) {
+    // The update goes before the group's first access (in block order).
+    Instruction *FirstAt = List.front().second;
+    for (auto &E : List)
+      if (E.second->comesBefore(FirstAt))
+        FirstAt = E.second;
+    llvm::sort(List, [](auto &X, auto &Y) { return X.first < Y.first; });
+    // Windows of less than 64 bytes.
+    size_t Begin = 0;
+    while (Begin < List.size()) {
+      size_t End = Begin + 1;
+      while (End < List.size() && List[End].first - List[Begin].first < Granule)
+        ++End;
+      SmallVector<std::pair<int64_t, Instruction *>, 8> Window(
+          List.begin() + Begin, List.begin() + End);
+      Window.front().second = FirstAt; // insertion point
+      emitGroup(Window, BasePtr);
+      Begin = End;
+    }
+  }
+}
+
+/// An access executed exactly once per iteration of an innermost loop with
+/// no calls whose only exit is its latch, at an address that is invariant or
+/// steps by a constant, is counted by one update in the preheader: the
+/// granule counters the trip count's accesses would have incremented.
+bool Instrumenter::hoist(Function &F, FunctionAnalysisManager &FAM,
+                         SmallVectorImpl<PointAccess> &Points,
+                         DenseMap<Instruction *, bool> &Hoisted) {
+  auto *LIP = &FAM.getResult<LoopAnalysis>(F);
+  if (LIP->empty())
+    return false;
+  // Late in the pipeline, CFG simplification often folds a loop's
+  // preheader into a block with two successors: give innermost loops one
+  // back, where the hoisted updates go.
+  bool NewPreheaders = false;
+  {
+    auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+    for (Loop *L : LIP->getLoopsInPreorder())
+      if (L->isInnermost() && !L->getLoopPreheader() &&
+          InsertPreheaderForLoop(L, &DT, LIP, nullptr, false))
+        NewPreheaders = true;
+  }
+  if (NewPreheaders) {
+    PreservedAnalyses PA;
+    PA.preserve<DominatorTreeAnalysis>();
+    PA.preserve<LoopAnalysis>();
+    FAM.invalidate(F, PA);
+  }
+  auto &LI = FAM.getResult<LoopAnalysis>(F);
+  auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+  auto &SE = FAM.getResult<ScalarEvolutionAnalysis>(F);
+
+  DenseMap<const Loop *, bool> Simple;
+  auto IsSimple = [&](const Loop *L) {
+    auto It = Simple.find(L);
+    if (It != Simple.end())
+      return It->second;
+    bool Ok = L->isInnermost() && L->getLoopPreheader() &&
+              L->getLoopLatch() && L->getExitingBlock() == L->getLoopLatch() &&
+              !isa<SCEVCouldNotCompute>(SE.getBackedgeTakenCount(L));
+    if (Ok)
+      for (BasicBlock *BB : L->blocks())
+        for (Instruction &I : *BB)
+          if (isBarrier(I))
+            Ok = false;
+    Simple[L] = Ok;
+    return Ok;
+  };
+
+  // (loop, start, step) -> accesses per iteration, in first-seen order.
+  struct Key {
+    const Loop *L;
+    const SCEV *Start;
+    int64_t Step;
+    bool operator<(const Key &O) const {
+      return std::tie(L, Start, Step) < std::tie(O.L, O.Start, O.Step);
+    }
+  };
+  std::map<Key, uint64_t> Counts;
+  SmallVector<Key, 8> Order;
+  SCEVExpander Exp(SE, "memprof");
+  for (const PointAccess &P : Points) {
+    BasicBlock *BB = P.At->getParent();
+    const Loop *L = LI.getLoopFor(BB);
+    if (!L || !IsSimple(L) || !DT.dominates(BB, L->getLoopLatch()))
+      continue;
+    const SCEV *S = SE.getSCEV(P.Ptr);
+    const SCEV *Start;
+    int64_t Step;
+    if (SE.isLoopInvariant(S, L)) {
+      Start = S;
+      Step = 0;
+    } else if (auto *AR = dyn_cast<SCEVAddRecExpr>(S)) {
+      const auto *C = dyn_cast<SCEVConstant>(AR->getStepRecurrence(SE));
+      if (AR->getLoop() != L || !AR->isAffine() || !C ||
+          C->getAPInt().getSignificantBits() > 63)
+        continue;
+      Start = AR->getStart();
+      Step = C->getAPInt().getSExtValue();
+    } else {
+      continue;
+    }
+    Instruction *InsertAt = L->getLoopPreheader()->getTerminator();
+    if (!Exp.isSafeToExpandAt(Start, InsertAt))
+      continue;
+    Key K{L, Start, Step};
+    if (!Counts.count(K))
+      Order.push_back(K);
+    ++Counts[K];
+    Hoisted[P.At] = true;
+  }
+  for (const Key &K : Order) {
+    Instruction *InsertAt = K.L->getLoopPreheader()->getTerminator();
+    const SCEV *BTC = SE.getBackedgeTakenCount(K.L);
+    const SCEV *Trip = SE.getAddExpr(SE.getTruncateOrZeroExtend(BTC, I64),
+                                     SE.getOne(I64));
+    Value *TripV = Exp.expandCodeFor(Trip, I64, InsertAt);
+    Value *StartV = Exp.expandCodeFor(K.Start, K.Start->getType(), InsertAt);
+    IRBuilder<> B(InsertAt);
+    Value *StartI = StartV->getType()->isPointerTy()
+                        ? B.CreatePtrToInt(StartV, I64)
+                        : B.CreateZExtOrTrunc(StartV, I64);
+    uint64_t PerIteration = Counts[K];
+    if (K.Step == 0) {
+      increment(B, counterOf(B, StartI),
+                PerIteration == 1
+                    ? TripV
+                    : B.CreateMul(TripV, ConstantInt::get(I64, PerIteration)));
+    } else {
+      B.CreateCall(Strided, {StartI, ConstantInt::get(I64, K.Step), TripV,
+                             ConstantInt::get(I64, PerIteration)});
+    }
+  }
+  return !Order.empty();
+}
+
+bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
+  SmallVector<PointAccess, 32> Points;
+  SmallVector<RangeAccess, 8> Ranges;
+  for (Instruction &I : instructions(F)) {
+    Value *P = nullptr;
+    if (auto *L = dyn_cast<LoadInst>(&I))
+      P = L->getPointerOperand();
+    else if (auto *S = dyn_cast<StoreInst>(&I))
+      P = S->getPointerOperand();
+    else if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
+      P = RMW->getPointerOperand();
+    else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+      P = X->getPointerOperand();
+    if (P) {
+      if (mayTouchHeap(P))
+        Points.push_back({&I, P});
+      continue;
+    }
+    auto *MI = dyn_cast<MemIntrinsic>(&I);
+    if (!MI)
+      continue;
+    SmallVector<Value *, 2> Ends{MI->getRawDest()};
+    if (auto *MT = dyn_cast<MemTransferInst>(MI))
+      Ends.push_back(MT->getRawSource());
+    for (Value *E : Ends) {
+      if (!mayTouchHeap(E))
+        continue;
+      auto *CLen = dyn_cast<ConstantInt>(MI->getLength());
+      if (CLen && CLen->getZExtValue() <= InlineRangeBytes) {
+        // One access per word, at E + 8k: grouped like any other.
+        IRBuilder<> B(MI);
+        for (uint64_t W = 0; W * WordBytes < CLen->getZExtValue(); ++W)
+          Points.push_back(
+              {MI, W ? B.CreateConstGEP1_64(B.getInt8Ty(), E, W * WordBytes)
+                     : E});
+      } else {
+        Ranges.push_back({MI, E, MI->getLength()});
+      }
+    }
+  }
+  if (Points.empty() && Ranges.empty())
+    return false;
+
+  emitPrologue(F);
+  DenseMap<Instruction *, bool> Hoisted;
+  if (ClHoist)
+    hoist(F, FAM, Points, Hoisted);
+
+  // Segments: the remaining accesses of a block between barriers.
+  DenseMap<Instruction *, unsigned> Position;
+  for (BasicBlock &BB : F) {
+    unsigned Pos = 0;
+    for (Instruction &I : BB)
+      Position[&I] = isBarrier(I) ? ++Pos : Pos;
+  }
+  MapVector<std::pair<BasicBlock *, unsigned>, Segment> Segments;
+  for (const PointAccess &P : Points)
+    if (!Hoisted.count(P.At))
+      Segments[{P.At->getParent(), Position[P.At]}].Points.push_back(P);
+  for (auto &[K, S] : Segments)
+    emitSegment(S.Points);
+
+  // A variable range that lies in one granule (1 <= len <= 64 - (addr & 63),
+  // the common case of short copies) is counted inline; any other one by
+  // the runtime.
+  for (const RangeAccess &R : Ranges) {
+    IRBuilder<> B(R.At);
+    Value *Len = B.CreateZExtOrTrunc(R.Len, I64);
+    Value *Words = B.CreateLShr(B.CreateAdd(Len, ConstantInt::get(I64, 7)), 3);
+    Value *Addr = B.CreatePtrToInt(R.Ptr, I64);
+    Value *Room = B.CreateSub(ConstantInt::get(I64, Granule),
+                              B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1)));
+    Value *Fits = B.CreateICmpULT(B.CreateSub(Len, ConstantInt::get(I64, 1)),
+                                  Room, "memprof.range.fits");
+    Instruction *One, *Call;
+    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &Call);
+    B.SetInsertPoint(One);
+    increment(B, counterOf(B, Addr), Words);
+    B.SetInsertPoint(Call);
+    B.CreateCall(Strided, {Addr, ConstantInt::get(I64, WordBytes), Words,
+                           ConstantInt::get(I64, 1)});
+  }
+  return true;
+}
+
+bool shouldInstrument(const Function &F, ArrayRef<Regex> Include,
+                      ArrayRef<Regex> Exclude) {
+  if (F.isDeclaration() || F.hasFnAttribute(Attribute::Naked) ||
+      F.hasFnAttribute(Attribute::DisableSanitizerInstrumentation) ||
+      F.getName().starts_with("memprof."))
+    return false;
+  StringRef Name = F.getName();
+  if (!Include.empty() &&
+      llvm::none_of(Include, [&](const Regex &R) { return R.match(Name); }))
+    return false;
+  return llvm::none_of(Exclude, [&](const Regex &R) { return R.match(Name); });
+}
+
+std::vector<Regex> compile(const cl::list<std::string> &Patterns, Module &M,
+                           const char *Option) {
+  std::vector<Regex> Out;
+  for (const std::string &P : Patterns) {
+    Regex R(P);
+    std::string Err;
+    if (!R.isValid(Err))
+      M.getContext().emitError(Twine("memprof: invalid -") + Option + " '" +
+                               P + "': " + Err);
+    else
+      Out.push_back(std::move(R));
+  }
+  return Out;
+}
+
+struct MemProfInstrumentPass : PassInfoMixin<MemProfInstrumentPass> {
+  PreservedAnalyses run(Module &M, ModuleAnalysisManager &MAM) {
+    // Once per module, even if the pipeline runs the pass twice (LTO).
+    if (M.getNamedMetadata(MarkerName))
+      return PreservedAnalyses::all();
+    M.getOrInsertNamedMetadata(MarkerName);
+    std::vector<Regex> Include = compile(ClInclude, M, "memprof-instrument-include");
+    std::vector<Regex> Exclude = compile(ClExclude, M, "memprof-instrument-exclude");
+
+    auto &FAM =
+        MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
+    Instrumenter Inst(M);
+    for (Function &F : M) {
+      if (!shouldInstrument(F, Include, Exclude))
+        continue;
+      if (Inst.run(F, FAM))
+        FAM.invalidate(F, PreservedAnalyses::none());
+    }
+    emitConstructor(M);
+    return PreservedAnalyses::none();
+  }
+
+  /// Starts the runtime before any instrumented code of this module runs,
+  /// and references the version-check symbol only a matching runtime
+  /// defines, so a mismatch fails at link time.
+  static void emitConstructor(Module &M) {
+    LLVMContext &C = M.getContext();
+    Type *Void = Type::getVoidTy(C);
+    Function *Ctor = Function::createWithDefaultAttr(
+        FunctionType::get(Void, false), GlobalValue::InternalLinkage, 0,
+        "memprof.module_ctor", &M);
+    IRBuilder<> B(BasicBlock::Create(C, "", Ctor));
+    B.CreateCall(M.getOrInsertFunction(InitName, Void));
+    B.CreateCall(M.getOrInsertFunction(VersionCheckName, Void));
+    if (!ClOutputDir.empty()) {
+      Constant *Dir = B.CreateGlobalString(ClOutputDir, "memprof.output_dir");
+      B.CreateCall(M.getOrInsertFunction(DefaultDirName, Void,
+                                         PointerType::getUnqual(C)),
+                   {Dir});
+    }
+    B.CreateRetVoid();
+    appendToGlobalCtors(M, Ctor, /*Priority=*/1);
+  }
+};
+
+} // namespace
+
+extern "C" LLVM_ATTRIBUTE_WEAK PassPluginLibraryInfo llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "MemProfInstrument", "0.1",
+          [](PassBuilder &PB) {
+            PB.registerPipelineParsingCallback(
+                [](StringRef Name, ModulePassManager &MPM,
+                   ArrayRef<PassBuilder::PipelineElement>) {
+                  if (Name != "memprof-instrument")
+                    return false;
+                  MPM.addPass(MemProfInstrumentPass());
+                  return true;
+                });
+            PB.registerOptimizerLastEPCallback(
+                [](ModulePassManager &MPM, OptimizationLevel,
+                   ThinOrFullLTOPhase Phase) {
+                  MPM.addPass(MemProfInstrumentPass());
+                });
+          }};
+}

@@ -1,0 +1,96 @@
+//===- InstrumentSupport.cpp - What code built with the pass links to -----===//
+//
+// The version-check symbol, the counter helper for ranges and strided loops,
+// and the compile-time default output directory (lib/Instrument emits calls
+// to these; docs/instrument.md).
+//
+//===----------------------------------------------------------------------===//
+#include "Shadow.h"
+#include "Support.h"
+#include "memprof/Runtime/memprof_runtime.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+using namespace memprof::rt;
+
+/// Instrumented modules reference this symbol (from their constructor), so
+/// a program built by a pass of another instrumentation version fails to
+/// link against this runtime instead of counting wrongly.
+MEMPROF_EXPORT void memprof_rt_version_1(void) {}
+
+/// Counts Count accesses at Addr, Addr + Stride, ..., each Inc times: what
+/// Count * Inc single-access updates give, in one update per granule.
+MEMPROF_EXPORT void memprof_record_strided(uintptr_t Addr, intptr_t Stride,
+                                           uint64_t Count, uint64_t Inc) {
+  uintptr_t Base = loadRelaxed(&memprof_shadow_base);
+  if (!Base || !Count || !Inc)
+    return;
+  auto Counter = [Base](uintptr_t A) {
+    return reinterpret_cast<uint64_t *>(shadowAddress(Base, A));
+  };
+  if (Stride == 0) {
+    *Counter(Addr) += Count * Inc;
+    return;
+  }
+  uintptr_t Step = uintptr_t(Stride);
+  if (Stride < 0) { // the same addresses, walked upwards
+    Step = uintptr_t(0) - Step;
+    Addr -= (Count - 1) * Step;
+  }
+  if (Step >= ShadowGranule) { // one access per granule
+    for (uint64_t K = 0; K < Count; ++K, Addr += Step)
+      *Counter(Addr) += Inc;
+    return;
+  }
+  if ((Step & (Step - 1)) == 0) {
+    // A power of two (memory intrinsics step by 8): after the first granule
+    // every full granule holds exactly 64 / Step of the addresses.
+    unsigned Shift = unsigned(__builtin_ctzll(Step));
+    uintptr_t ToEnd = ShadowGranule - (Addr & (ShadowGranule - 1));
+    uint64_t N = (ToEnd + Step - 1) >> Shift;
+    if (N > Count)
+      N = Count;
+    uint64_t *C = Counter(Addr);
+    *C++ += N * Inc;
+    uint64_t Left = Count - N;
+    const uint64_t PerGranule = ShadowGranule >> Shift;
+    for (; Left >= PerGranule; Left -= PerGranule)
+      *C++ += PerGranule * Inc;
+    if (Left)
+      *C += Left * Inc;
+    return;
+  }
+  for (uint64_t K = 0; K < Count;) {
+    // The accesses K, K+1, ... before the end of Addr's granule.
+    uintptr_t ToEnd = ShadowGranule - (Addr & (ShadowGranule - 1));
+    uint64_t N = (ToEnd + Step - 1) / Step;
+    if (N > Count - K)
+      N = Count - K;
+    *Counter(Addr) += N * Inc;
+    K += N;
+    Addr += N * Step;
+  }
+}
+
+/// A default directory chosen when the program was compiled: profiles go to
+/// Dir/memprof.%p.memprofraw unless MEMPROF_PROFILE_FILE says otherwise. The
+/// directory is created (one level) if missing.
+MEMPROF_EXPORT void memprof_set_default_output_dir(const char *Dir) {
+  const char *Env = getenv("MEMPROF_PROFILE_FILE");
+  if (Env && *Env)
+    return;
+  static char Path[4096];
+  size_t N = strlen(Dir);
+  const char *Leaf = "/memprof.%p.memprofraw";
+  if (N == 0 || N + strlen(Leaf) + 1 > sizeof(Path))
+    return;
+  memcpy(Path, Dir, N);
+  memcpy(Path + N, Leaf, strlen(Leaf) + 1);
+  int SavedErrno = errno;
+  mkdir(Dir, 0777);
+  errno = SavedErrno;
+  memprof_set_output_path(Path);
+}

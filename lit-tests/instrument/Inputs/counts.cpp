@@ -1,0 +1,483 @@
+// Exact access counts: every scenario allocates a block at its own site,
+// accesses it in a known way, and records each access's address in a truth
+// table that is not instrumented. Before the free, every granule counter of
+// the block must equal the truth (one increment per access, at the granule
+// of its first byte; a memory intrinsic counts one access per 8-byte word of
+// its range, as LLVM's runtime does); the program prints the totals the
+// profile must hold. Built at -O0 and -O2, with and without coalescing and
+// hoisting: the counts never change.
+#include "memprof/Runtime/memprof_runtime.h"
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <initializer_list>
+
+#define NOINSTR __attribute__((disable_sanitizer_instrumentation, noinline))
+#define NOINLINE __attribute__((noinline))
+
+#define SITE(Name)                                                             \
+  extern "C" NOINLINE char *Name(size_t N) {                                   \
+    return static_cast<char *>(malloc(N));                                     \
+  }
+SITE(site_loads)
+SITE(site_stores)
+SITE(site_unaligned)
+SITE(site_atomics)
+SITE(site_intrinsics_const)
+SITE(site_intrinsics_var)
+SITE(site_loop_invariant)
+SITE(site_loop_strided)
+SITE(site_loop_reverse)
+SITE(site_loop_wide)
+SITE(site_loop_exit)
+SITE(site_loop_call)
+SITE(site_loop_nested)
+SITE(site_returning_calls)
+SITE(site_coalesced)
+SITE(site_before_init)
+SITE(site_opt_out)
+
+//===-- The truth (not instrumented) ----------------------------------------===//
+
+constexpr size_t MaxGranules = 1 << 12;
+static uint64_t Want[MaxGranules];
+static uintptr_t FirstGranule;
+static uint64_t Total;
+static int Failures;
+static volatile size_t Opaque; // lengths and trip counts the compiler can't see
+
+NOINSTR static void note(const void *Addr, uint64_t Times = 1) {
+  uintptr_t G = (uintptr_t(Addr) >> 6) - FirstGranule;
+  if (G >= MaxGranules) {
+    printf("MISMATCH: access outside the block\n");
+    ++Failures;
+    return;
+  }
+  Want[G] += Times;
+  Total += Times;
+}
+
+/// The words of a memory intrinsic's range.
+NOINSTR static void noteRange(const void *Addr, size_t Len) {
+  for (size_t K = 0; K * 8 < Len; ++K)
+    note(static_cast<const char *>(Addr) + K * 8);
+}
+
+NOINSTR static char *begin(char *P) {
+  memset(Want, 0, sizeof(Want));
+  FirstGranule = uintptr_t(P) >> 6;
+  Total = 0;
+  return P;
+}
+
+/// Compares the block's counters with the truth, prints the profile's
+/// expectations and frees the block.
+NOINSTR static void finish(const char *Site, char *P, size_t N) {
+  uintptr_t Last = (uintptr_t(P) + N - 1) >> 6;
+  bool Ok = true;
+  for (uintptr_t G = FirstGranule; G <= Last; ++G) {
+    uint64_t Got = *MEMPROF_SHADOW_COUNTER(G << 6);
+    if (Got != Want[G - FirstGranule]) {
+      if (Ok) // the first difference of the block
+        printf("MISMATCH %s: granule %lu: want %llu got %llu\n", Site,
+             (unsigned long)(G - FirstGranule),
+             (unsigned long long)Want[G - FirstGranule],
+             (unsigned long long)Got);
+      Ok = false;
+    }
+  }
+  Failures += !Ok;
+  printf("%s granules %s, %llu accesses\n", Site, Ok ? "ok" : "MISMATCH",
+         (unsigned long long)Total);
+  printf("site %s 1 %zu\n", Site, N);
+  printf("expect %s TotalAccessCount == %llu\n", Site, (unsigned long long)Total);
+  free(P);
+}
+
+//===-- Scenarios (instrumented) --------------------------------------------===//
+
+template <typename T> using Unaligned = T __attribute__((aligned(1)));
+
+NOINLINE uint64_t loads(char *P) {
+  uint64_t S = 0;
+  S += *(volatile uint8_t *)(P + 0);
+  S += *(volatile uint16_t *)(P + 30);
+  S += *(volatile uint32_t *)(P + 32);
+  S += *(volatile uint64_t *)(P + 96);
+  S += *(volatile uint64_t *)(P + 96);
+  S += *(volatile long double *)(P + 160);
+  S += *(volatile uint8_t *)(P + 255);
+  return S;
+}
+NOINSTR void notedLoads(char *P) {
+  for (int O : {0, 30, 32, 96, 96, 160, 255})
+    note(P + O);
+}
+
+NOINLINE void stores(char *P) {
+  *(volatile uint8_t *)(P + 1) = 1;
+  *(volatile uint16_t *)(P + 62) = 2;
+  *(volatile uint32_t *)(P + 64) = 3;
+  *(volatile uint64_t *)(P + 120) = 4;
+  *(volatile double *)(P + 200) = 5;
+  *(volatile uint64_t *)(P + 200) = 6;
+}
+NOINSTR void notedStores(char *P) {
+  for (int O : {1, 62, 64, 120, 200, 200})
+    note(P + O);
+}
+
+// Accesses that straddle two granules count in the granule of the first byte.
+NOINLINE uint64_t unaligned(char *P) {
+  uint64_t S = 0;
+  for (int O = 25; O < 100; O += 13)
+    S += *(volatile Unaligned<uint64_t> *)(P + O);
+  *(volatile Unaligned<uint32_t> *)(P + 126) = 7;
+  return S;
+}
+NOINSTR void notedUnaligned(char *P) {
+  for (int O = 25; O < 100; O += 13)
+    note(P + O);
+  note(P + 126);
+}
+
+NOINLINE uint64_t atomics(char *P) {
+  uint64_t *A = (uint64_t *)(P + 8), *B = (uint64_t *)(P + 64);
+  uint32_t *C = (uint32_t *)(P + 120);
+  uint64_t S = __atomic_fetch_add(A, 1, __ATOMIC_SEQ_CST);
+  S += __atomic_exchange_n(B, 5, __ATOMIC_ACQ_REL);
+  uint32_t E = 0;
+  S += __atomic_compare_exchange_n(C, &E, 9, false, __ATOMIC_SEQ_CST,
+                                   __ATOMIC_SEQ_CST);
+  S += __atomic_load_n(B, __ATOMIC_ACQUIRE);
+  __atomic_store_n(A, S, __ATOMIC_RELEASE);
+  __atomic_fetch_or(C, 2u, __ATOMIC_RELAXED);
+  return S;
+}
+NOINSTR void notedAtomics(char *P) {
+  for (int O : {8, 64, 120, 64, 8, 120})
+    note(P + O);
+}
+
+// Constant lengths: counted inline up to 64 bytes, by the runtime above.
+// Only at -O0: at -O2 the optimizer rewrites small constant-length
+// intrinsics as loads and stores (counted as such) before the pass runs.
+template <size_t Len> NOINLINE void constRange(char *P, int Dst, int Src) {
+  __builtin_memset(P + Dst, 1, Len);
+  __builtin_memcpy(P + Dst, P + Src, Len);
+  __builtin_memmove(P + Dst + 3, P + Dst, Len);
+}
+template <size_t Len> NOINSTR void notedConstRange(char *P, int Dst, int Src) {
+  noteRange(P + Dst, Len);
+  noteRange(P + Dst, Len);
+  noteRange(P + Src, Len);
+  noteRange(P + Dst + 3, Len);
+  noteRange(P + Dst, Len);
+}
+#define CONST_RANGE(Len, Dst, Src)                                             \
+  constRange<Len>(P, Dst, Src);                                                \
+  notedConstRange<Len>(P, Dst, Src);
+NOINSTR void intrinsicsConst(char *P) {
+#ifndef __OPTIMIZE__
+  CONST_RANGE(1, 0, 2000)
+  CONST_RANGE(7, 33, 2100)
+  CONST_RANGE(8, 60, 2200)
+  CONST_RANGE(9, 100, 2300)
+  CONST_RANGE(16, 250, 2400)
+  CONST_RANGE(24, 300, 2500)
+  CONST_RANGE(63, 420, 2600)
+  CONST_RANGE(64, 500, 2700)
+  CONST_RANGE(65, 640, 2800)
+  CONST_RANGE(200, 801, 3000)
+  CONST_RANGE(1000, 1024, 3300)
+#else
+  (void)P;
+#endif
+}
+
+NOINLINE void varRange(char *P, size_t Dst, size_t Src, size_t Len) {
+  memset(P + Dst, 1, Len);
+  memcpy(P + Dst, P + Src, Len);
+  memmove(P + Dst + 3, P + Dst, Len);
+}
+NOINSTR void intrinsicsVar(char *P) {
+  const size_t Cases[][3] = {{0, 2000, 0},     {0, 2000, 1},    {33, 2100, 7},
+                             {60, 2200, 8},    {100, 2300, 9},  {250, 2400, 16},
+                             {420, 2600, 63},  {500, 2700, 64}, {640, 2800, 65},
+                             {801, 3000, 200}, {1024, 3300, 1000}};
+  for (auto &C : Cases) {
+    Opaque = C[2];
+    varRange(P, C[0], C[1], Opaque);
+    noteRange(P + C[0], C[2]);
+    noteRange(P + C[0], C[2]);
+    noteRange(P + C[1], C[2]);
+    noteRange(P + C[0] + 3, C[2]);
+    noteRange(P + C[0], C[2]);
+  }
+}
+
+// One address every iteration: one update of N before the loop.
+NOINLINE uint64_t loopInvariant(char *P, size_t N) {
+  uint64_t S = 0;
+  volatile uint64_t *X = (volatile uint64_t *)(P + 40);
+  for (size_t I = 0; I < N; ++I)
+    S += *X;
+  return S;
+}
+
+// Strided loads and stores of several element sizes from a misaligned start.
+struct Rec {
+  uint32_t A;
+  uint8_t Pad[20];
+};
+NOINLINE uint64_t loopStrided(char *P, size_t N) {
+  uint64_t S = 0;
+  uint64_t *L = (uint64_t *)(P + 8);
+#pragma clang loop vectorize(disable)
+  for (size_t I = 0; I < N; ++I)
+    S += L[I];
+  uint32_t *W = (uint32_t *)(P + 1028);
+#pragma clang loop vectorize(disable)
+  for (size_t I = 0; I < N; ++I)
+    W[I] = uint32_t(I);
+  Rec *R = (Rec *)(P + 1500);
+#pragma clang loop vectorize(disable)
+  for (size_t I = 0; I < N; ++I)
+    S += R[I].A;
+  unsigned char *C = (unsigned char *)(P + 2900);
+#pragma clang loop vectorize(disable)
+  for (size_t I = 0; I < N; ++I)
+    C[I] = (unsigned char)I;
+  return S;
+}
+NOINSTR void notedStrided(char *P, size_t N) {
+  for (size_t I = 0; I < N; ++I) {
+    note(P + 8 + 8 * I);
+    note(P + 1028 + 4 * I);
+    note(P + 1500 + sizeof(Rec) * I);
+    note(P + 2900 + I);
+  }
+}
+
+NOINLINE void loopReverse(char *P, size_t N) {
+  uint64_t *L = (uint64_t *)(P + 16);
+#pragma clang loop vectorize(disable)
+  for (size_t I = N; I-- > 0;)
+    L[I] = I;
+}
+
+// Strides of a granule and more: one update per access.
+NOINLINE uint64_t loopWide(char *P, size_t N) {
+  uint64_t S = 0;
+#pragma clang loop vectorize(disable)
+  for (size_t I = 0; I < N; ++I)
+    S += *(uint64_t *)(P + 8 + 64 * I) + *(uint64_t *)(P + 4 + 200 * I);
+  return S;
+}
+
+// An early exit: not hoisted, still exact.
+NOINLINE size_t loopExit(char *P, size_t N) {
+  size_t I = 0;
+  for (; I < N; ++I)
+    if (P[I] == 7)
+      break;
+  return I;
+}
+
+NOINLINE void sideEffect(uint64_t V) { Opaque = V; }
+// A call in the loop: not hoisted, still exact.
+NOINLINE void loopCall(char *P, size_t N) {
+  for (size_t I = 0; I < N; ++I)
+    sideEffect(((uint64_t *)P)[I]);
+}
+
+// Calls that always return (willreturn nounwind, inferred for this C++
+// function) do not split groups or stop hoisting.
+NOINLINE uint64_t mix(uint64_t V) { return V * 0x9E3779B97F4A7C15ull >> 7; }
+NOINLINE uint64_t returningCalls(uint64_t *P, size_t N) {
+  uint64_t S = mix(P[0]);
+  S += mix(P[1]) + P[2];
+  for (size_t I = 0; I < N; ++I)
+    S += mix(P[I + 3]);
+  return S;
+}
+
+NOINLINE uint64_t loopNested(char *P, size_t Rows, size_t Cols) {
+  uint64_t S = 0;
+  for (size_t R = 0; R < Rows; ++R)
+#pragma clang loop vectorize(disable)
+    for (size_t C = 0; C < Cols; ++C)
+      S += ((uint32_t *)P)[R * Cols + C];
+  return S;
+}
+
+// Fields of one pointer at constant offsets in one block: one update per
+// granule, whatever the base's position in its granule.
+struct Wide {
+  uint64_t A, B;
+  uint8_t Mid[24];
+  uint32_t C;
+  uint8_t Pad[12];
+  uint64_t D;
+  uint16_t E;
+};
+static_assert(__builtin_offsetof(Wide, D) == 56, "layout");
+NOINLINE uint64_t coalesced(volatile Wide *W) {
+  uint64_t S = W->A + W->B + W->C + W->D + W->E;
+  W->B = S;
+  W->E = 3;
+  return S;
+}
+NOINSTR void notedCoalesced(char *W) {
+  for (int O : {0, 8, 40, 56, 64, 8, 64})
+    note(W + O);
+}
+
+NOINLINE uint64_t touchAll(char *P) {
+  uint64_t S = 0;
+  for (int I = 0; I < 16; ++I)
+    S += ((volatile uint64_t *)P)[I];
+  ((volatile uint64_t *)P)[3] = S;
+  memset(P + 32, 0, Opaque);
+  return S;
+}
+
+// Code that runs while the runtime has not started (memprof_shadow_base is
+// 0, as in another library's constructor) counts nothing and must not crash.
+NOINSTR uint64_t beforeInit(char *P) {
+  uintptr_t Saved = memprof_shadow_base;
+  memprof_shadow_base = 0;
+  Opaque = 100;
+  uint64_t S = touchAll(P);
+  memprof_shadow_base = Saved;
+  return S;
+}
+
+// The opt-out attribute: no counts from this function.
+__attribute__((disable_sanitizer_instrumentation)) NOINLINE uint64_t
+optedOut(char *P) {
+  uint64_t S = 0;
+  for (int I = 0; I < 16; ++I)
+    S += ((volatile uint64_t *)P)[I];
+  return S;
+}
+
+// Not instrumented: only the scenarios count.
+NOINSTR int main(int Argc, char **Argv) {
+  size_t N = Argc > 1 ? strtoul(Argv[1], nullptr, 10) : 100;
+  uint64_t Sink = 0;
+  char *P;
+
+  P = begin(site_loads(256));
+  memset(P, 0, 256);
+  Sink += loads(P);
+  notedLoads(P);
+  finish("site_loads", P, 256);
+
+  P = begin(site_stores(256));
+  stores(P);
+  notedStores(P);
+  finish("site_stores", P, 256);
+
+  P = begin(site_unaligned(256));
+  memset(P, 0, 256);
+  Sink += unaligned(P);
+  notedUnaligned(P);
+  finish("site_unaligned", P, 256);
+
+  P = begin(site_atomics(256));
+  memset(P, 0, 256);
+  Sink += atomics(P);
+  notedAtomics(P);
+  finish("site_atomics", P, 256);
+
+  P = begin(site_intrinsics_const(4500));
+  intrinsicsConst(P);
+  finish("site_intrinsics_const", P, 4500);
+
+  P = begin(site_intrinsics_var(4500));
+  intrinsicsVar(P);
+  finish("site_intrinsics_var", P, 4500);
+
+  P = begin(site_loop_invariant(64));
+  memset(P, 0, 64);
+  Sink += loopInvariant(P, N);
+  note(P + 40, N);
+  finish("site_loop_invariant", P, 64);
+
+  size_t SN = 3000 + 30 * N;
+  P = begin(site_loop_strided(SN));
+  memset(P, 0, SN);
+  Sink += loopStrided(P, N);
+  notedStrided(P, N);
+  finish("site_loop_strided", P, SN);
+
+  P = begin(site_loop_reverse(16 + 8 * N));
+  loopReverse(P, N);
+  for (size_t I = 0; I < N; ++I)
+    note(P + 16 + 8 * I);
+  finish("site_loop_reverse", P, 16 + 8 * N);
+
+  size_t WN = 16 + 200 * N;
+  P = begin(site_loop_wide(WN));
+  memset(P, 0, WN);
+  Sink += loopWide(P, N);
+  for (size_t I = 0; I < N; ++I) {
+    note(P + 8 + 64 * I);
+    note(P + 4 + 200 * I);
+  }
+  finish("site_loop_wide", P, WN);
+
+  P = begin(site_loop_exit(N + 1));
+  memset(P, 0, N + 1);
+  P[N / 2] = 7;
+  Sink += loopExit(P, N + 1);
+  for (size_t I = 0; I <= N / 2; ++I)
+    note(P + I);
+  finish("site_loop_exit", P, N + 1);
+
+  P = begin(site_loop_call(8 * N));
+  memset(P, 0, 8 * N);
+  loopCall(P, N);
+  for (size_t I = 0; I < N; ++I)
+    note(P + 8 * I);
+  finish("site_loop_call", P, 8 * N);
+
+  P = begin(site_returning_calls(8 * N + 24));
+  memset(P, 0, 8 * N + 24);
+  Sink += returningCalls((uint64_t *)P, N);
+  for (size_t I = 0; I < N + 3; ++I)
+    note(P + 8 * I);
+  finish("site_returning_calls", P, 8 * N + 24);
+
+  size_t Rows = 7, Cols = N / 3 + 1;
+  P = begin(site_loop_nested(4 * Rows * Cols));
+  memset(P, 0, 4 * Rows * Cols);
+  Sink += loopNested(P, Rows, Cols);
+  for (size_t I = 0; I < Rows * Cols; ++I)
+    note(P + 4 * I);
+  finish("site_loop_nested", P, 4 * Rows * Cols);
+
+  // Every position of the struct in its granule.
+  P = begin(site_coalesced(64 * 3 + 128));
+  memset(P, 0, 64 * 3 + 128);
+  for (int O = 0; O < 128; O += 4) {
+    Sink += coalesced((volatile Wide *)(P + O));
+    notedCoalesced(P + O);
+  }
+  finish("site_coalesced", P, 64 * 3 + 128);
+
+  P = begin(site_before_init(256));
+  memset(P, 0, 256);
+  Sink += beforeInit(P);
+  finish("site_before_init", P, 256);
+
+  P = begin(site_opt_out(256));
+  memset(P, 0, 256);
+  Sink += optedOut(P);
+  finish("site_opt_out", P, 256);
+
+  printf("failures: %d (%llu)\n", Failures, (unsigned long long)(Sink & 1));
+  return Failures != 0;
+}

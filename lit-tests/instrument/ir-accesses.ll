@@ -1,0 +1,146 @@
+; What the pass emits for single accesses: the shadow base read once per
+; function with the sink chosen before the runtime started, one
+; load/add/store of the granule counter before each access, nothing for
+; allocas and globals, atomics counted like loads and stores, memory
+; intrinsics counted per 8-byte word (inline up to 64 constant bytes, by
+; memprof_record_strided otherwise, or inline when a variable range lies in
+; one granule), the module constructor with the
+; version-check symbol, and the opt-out attribute.
+; RUN: %opt-instrument %s | FileCheck %s
+
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+
+@g = global i64 0
+
+; CHECK: @memprof_shadow_base = external global i64
+; CHECK: @memprof.sink = private global i64 0, align 64
+; CHECK: @llvm.global_ctors = appending global {{.*}} { i32 1, ptr @memprof.module_ctor, ptr null }
+
+; CHECK-LABEL: define i64 @load(
+; CHECK-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
+; CHECK-NEXT: [[OFF:%.*]] = icmp eq i64 %memprof.shadow, 0
+; CHECK-NEXT: %memprof.base = select i1 [[OFF]], i64 ptrtoint (ptr @memprof.sink to i64), i64 %memprof.shadow
+; CHECK-NEXT: %memprof.mask = select i1 [[OFF]], i64 0, i64 -8
+; CHECK-NEXT: [[A:%.*]] = ptrtoint ptr %p to i64
+; CHECK-NEXT: [[A0:%.*]] = add i64 [[A]], 0
+; CHECK-NEXT: [[S:%.*]] = lshr i64 [[A0]], 3
+; CHECK-NEXT: [[M:%.*]] = and i64 [[S]], %memprof.mask
+; CHECK-NEXT: [[C:%.*]] = add i64 %memprof.base, [[M]]
+; CHECK-NEXT: %memprof.ctr = inttoptr i64 [[C]] to ptr
+; CHECK-NEXT: [[OLD:%.*]] = load i64, ptr %memprof.ctr, align 8
+; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
+; CHECK-NEXT: store i64 [[NEW]], ptr %memprof.ctr, align 8
+; CHECK-NEXT: %v = load i64, ptr %p
+define i64 @load(ptr %p) {
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+
+; A call between two accesses keeps them apart: two updates of 1.
+; CHECK-LABEL: define void @store_call_store(
+; CHECK: add i64 {{.*}}, 1
+; CHECK-NEXT: store i64 {{.*}}, ptr %memprof.ctr
+; CHECK-NEXT: store i8 1, ptr %p
+; CHECK-NEXT: call void @ext()
+; CHECK: add i64 {{.*}}, 1
+; CHECK-NEXT: store i64 {{.*}}, ptr %memprof.ctr
+; CHECK-NEXT: store i8 2, ptr %p
+declare void @ext()
+define void @store_call_store(ptr %p) {
+  store i8 1, ptr %p
+  call void @ext()
+  store i8 2, ptr %p
+  ret void
+}
+
+; Stack slots and globals are not the heap: no instrumentation at all.
+; CHECK-LABEL: define i64 @not_heap(
+; CHECK-NOT: memprof
+; CHECK: ret i64
+define i64 @not_heap(i64 %x) {
+  %a = alloca [4 x i64]
+  %q = getelementptr [4 x i64], ptr %a, i64 0, i64 2
+  store i64 %x, ptr %q
+  %v = load i64, ptr %q
+  %w = load i64, ptr @g
+  store i64 %v, ptr @g
+  %r = add i64 %v, %w
+  ret i64 %r
+}
+
+; CHECK-LABEL: define i64 @atomics(
+; CHECK: store i64 {{.*}}, ptr %memprof.ctr
+; CHECK-NEXT: %o = atomicrmw add ptr %p, i64 1 seq_cst
+; CHECK: store i64 {{.*}}, ptr %memprof.ctr
+; CHECK-NEXT: %x = cmpxchg ptr %q, i64 0, i64 1 seq_cst seq_cst
+define i64 @atomics(ptr %p, ptr %q) {
+  %o = atomicrmw add ptr %p, i64 1 seq_cst
+  %x = cmpxchg ptr %q, i64 0, i64 1 seq_cst seq_cst
+  ret i64 %o
+}
+
+; A variable length: ceil(n / 8) words from each end; inline when the range
+; lies in one granule (1 <= n <= 64 - (d & 63)), by the runtime otherwise.
+; CHECK-LABEL: define void @memcpy_var(
+; CHECK: [[N7:%.*]] = add i64 %n, 7
+; CHECK-NEXT: [[W:%.*]] = lshr i64 [[N7]], 3
+; CHECK-NEXT: [[D:%.*]] = ptrtoint ptr %d to i64
+; CHECK-NEXT: [[IN:%.*]] = and i64 [[D]], 63
+; CHECK-NEXT: [[ROOM:%.*]] = sub i64 64, [[IN]]
+; CHECK-NEXT: [[N1:%.*]] = sub i64 %n, 1
+; CHECK-NEXT: %memprof.range.fits = icmp ult i64 [[N1]], [[ROOM]]
+; CHECK-NEXT: br i1 %memprof.range.fits, label %[[ONE:.*]], label %[[CALL:.*]]
+; CHECK: [[ONE]]:
+; CHECK: [[O:%.*]] = load i64, ptr %memprof.ctr
+; CHECK-NEXT: [[A:%.*]] = add i64 [[O]], [[W]]
+; CHECK-NEXT: store i64 [[A]], ptr %memprof.ctr
+; CHECK: [[CALL]]:
+; CHECK-NEXT: call void @memprof_record_strided(i64 [[D]], i64 8, i64 [[W]], i64 1)
+; CHECK: [[S:%.*]] = ptrtoint ptr %s to i64
+; CHECK: call void @memprof_record_strided(i64 [[S]], i64 8, i64 {{%.*}}, i64 1)
+; CHECK: call void @llvm.memcpy
+define void @memcpy_var(ptr %d, ptr %s, i64 %n) {
+  call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
+  ret void
+}
+
+; 24 constant bytes: three words at +0, +8, +16. One update of 3 when they
+; fit in the granule of the first (its offset in the granule is below 48),
+; one update per word otherwise.
+; CHECK-LABEL: define void @memset_const(
+; CHECK: [[A:%.*]] = add i64 {{%.*}}, 0
+; CHECK-NEXT: [[IN:%.*]] = and i64 [[A]], 63
+; CHECK-NEXT: %memprof.fits = icmp ult i64 [[IN]], 48
+; CHECK-NEXT: br i1 %memprof.fits, label %[[ONE:.*]], label %[[EACH:.*]]
+; CHECK: [[ONE]]:
+; CHECK: [[O:%.*]] = load i64, ptr %memprof.ctr
+; CHECK-NEXT: [[N:%.*]] = add i64 [[O]], 3
+; CHECK-NEXT: store i64 [[N]], ptr %memprof.ctr
+; CHECK: [[EACH]]:
+; CHECK-COUNT-3: add i64 {{%.*}}, 1
+; CHECK: call void @llvm.memset
+; CHECK-NOT: memprof_record_strided
+; CHECK: ret void
+define void @memset_const(ptr %d) {
+  call void @llvm.memset.p0.i64(ptr %d, i8 0, i64 24, i1 false)
+  ret void
+}
+
+; Opted out with __attribute__((disable_sanitizer_instrumentation)).
+; CHECK-LABEL: define i64 @opted_out(
+; CHECK-NOT: memprof
+; CHECK: ret i64
+define i64 @opted_out(ptr %p) disable_sanitizer_instrumentation {
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+
+; The constructor starts the runtime and references the version symbol.
+; CHECK-LABEL: define internal void @memprof.module_ctor()
+; CHECK-NEXT: call void @memprof_init()
+; CHECK-NEXT: call void @memprof_rt_version_1()
+; CHECK-NEXT: ret void
+
+declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)
+declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)

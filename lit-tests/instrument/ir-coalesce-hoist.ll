@@ -1,0 +1,178 @@
+; Fewer updates, same counts: accesses to one base at constant offsets in a
+; block share one update when they fit in one granule (tested at run time),
+; and loops with one exit at the latch
+; and no calls get their invariant and constant-stride accesses counted
+; once, in the preheader, for the trip count. A call in the loop or a second
+; exit keeps the updates in the loop. With the options off, every access
+; has its own update.
+; RUN: %opt-instrument %s | FileCheck %s
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-coalesce=false -memprof-instrument-hoist=false -S %s | FileCheck %s --check-prefix=PLAIN
+
+target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
+target triple = "x86_64-pc-linux-gnu"
+
+; Offsets 0, 8, 40 (one window) and 64 (the next): one update of 3 when the
+; window fits in its first granule (offset in the granule below 64 - 40),
+; one per access otherwise; then one for the access at 64.
+; CHECK-LABEL: define i64 @fields(
+; CHECK: [[A:%.*]] = add i64 {{%.*}}, 0
+; CHECK-NEXT: [[IN:%.*]] = and i64 [[A]], 63
+; CHECK-NEXT: %memprof.fits = icmp ult i64 [[IN]], 24
+; CHECK-NEXT: br i1 %memprof.fits, label %[[ONE:.*]], label %[[EACH:.*]]
+; CHECK: [[ONE]]:
+; CHECK: add i64 {{%.*}}, 3
+; CHECK: [[EACH]]:
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: add i64 [[A]], 8
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: add i64 [[A]], 40
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: add i64 {{%.*}}, 64
+; CHECK: [[OLD:%.*]] = load i64, ptr %memprof.ctr{{[0-9]*}}
+; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
+; CHECK-NEXT: store i64 [[NEW]]
+; CHECK-NEXT: %a = load i64, ptr %p
+; CHECK-NOT: memprof.ctr
+; CHECK: ret i64
+; PLAIN-LABEL: define i64 @fields(
+; PLAIN-COUNT-4: add i64 {{%.*}}, 1
+; PLAIN-NOT: memprof.fits
+; PLAIN: ret i64
+define i64 @fields(ptr %p) {
+  %a = load i64, ptr %p
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  %pc = getelementptr i8, ptr %p, i64 40
+  %c = load i32, ptr %pc
+  %pd = getelementptr i8, ptr %p, i64 64
+  store i64 %a, ptr %pd
+  %c64 = zext i32 %c to i64
+  %s = add i64 %b, %c64
+  ret i64 %s
+}
+
+; for (i = 0; i < n; ++i) { s += *x; s += p[i]; }  (n > 0 known)
+; CHECK-LABEL: define i64 @loop(
+; CHECK: preheader:
+; CHECK-NEXT: [[XI:%.*]] = ptrtoint ptr %x to i64
+; CHECK: [[OLD:%.*]] = load i64, ptr %memprof.ctr
+; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], %n
+; CHECK-NEXT: store i64 [[NEW]], ptr %memprof.ctr
+; CHECK-NEXT: [[P:%.*]] = ptrtoint ptr %p to i64
+; CHECK-NEXT: call void @memprof_record_strided(i64 [[P]], i64 8, i64 %n, i64 1)
+; CHECK-NEXT: br label %loop
+; CHECK: loop:
+; CHECK-NOT: memprof
+; CHECK: exit:
+; PLAIN-LABEL: define i64 @loop(
+; PLAIN: loop:
+; PLAIN-COUNT-2: add i64 {{%.*}}, 1
+; PLAIN-NOT: memprof_record_strided
+; PLAIN: exit:
+define i64 @loop(ptr %p, ptr %x, i64 %n) {
+entry:
+  %pos = icmp sgt i64 %n, 0
+  br i1 %pos, label %preheader, label %done
+preheader:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %preheader ], [ %i1, %loop ]
+  %s = phi i64 [ 0, %preheader ], [ %s2, %loop ]
+  %v = load volatile i64, ptr %x
+  %q = getelementptr i64, ptr %p, i64 %i
+  %w = load i64, ptr %q
+  %s1 = add i64 %s, %v
+  %s2 = add i64 %s1, %w
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, %n
+  br i1 %c, label %exit, label %loop
+exit:
+  ret i64 %s2
+done:
+  ret i64 0
+}
+
+; A call in the loop: one update per access, in the loop.
+; CHECK-LABEL: define void @loop_call(
+; CHECK: loop:
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: call void @ext
+; CHECK-NOT: memprof_record_strided
+; CHECK: exit:
+declare void @ext(i64)
+define void @loop_call(ptr %p, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %q = getelementptr i64, ptr %p, i64 %i
+  %w = load i64, ptr %q
+  call void @ext(i64 %w)
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, %n
+  br i1 %c, label %exit, label %loop
+exit:
+  ret void
+}
+
+; Two exits (a search): the last iteration may leave before the access.
+; CHECK-LABEL: define i64 @loop_two_exits(
+; CHECK: loop:
+; CHECK: add i64 {{%.*}}, 1
+; CHECK: latch:
+; CHECK-NOT: memprof_record_strided
+; CHECK: ret i64
+define i64 @loop_two_exits(ptr %p, i64 %n) {
+entry:
+  br label %loop
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %latch ]
+  %q = getelementptr i8, ptr %p, i64 %i
+  %b = load i8, ptr %q
+  %hit = icmp eq i8 %b, 7
+  br i1 %hit, label %found, label %latch
+latch:
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, %n
+  br i1 %c, label %exit, label %loop
+found:
+  ret i64 %i
+exit:
+  ret i64 %n
+}
+
+; A call that always returns (willreturn nounwind) splits nothing: the two
+; loads share one update, and the loop, whose preheader CFG simplification
+; had folded into %entry, gets a new preheader and its strided update there.
+; CHECK-LABEL: define i64 @returning_calls(
+; CHECK: %memprof.fits = icmp ult i64 {{%.*}}, 56
+; CHECK: add i64 {{%.*}}, 2
+; CHECK: call i64 @pure(
+; CHECK: call void @memprof_record_strided(i64 {{%.*}}, i64 8, i64 %n, i64 1)
+; CHECK-NEXT: br label %loop
+; CHECK: loop:
+; CHECK-NOT: memprof
+; CHECK: ret i64
+declare i64 @pure(i64) willreturn nounwind memory(none)
+define i64 @returning_calls(ptr %p, i64 %n) {
+entry:
+  %a = load i64, ptr %p
+  %x = call i64 @pure(i64 %a)
+  %q = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %q
+  %pos = icmp sgt i64 %n, 0
+  br i1 %pos, label %loop, label %exit
+loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %loop ]
+  %s = phi i64 [ %b, %entry ], [ %s1, %loop ]
+  %e = getelementptr i64, ptr %p, i64 %i
+  %w = load i64, ptr %e
+  %y = call i64 @pure(i64 %w)
+  %s1 = add i64 %s, %y
+  %i1 = add nuw nsw i64 %i, 1
+  %c = icmp eq i64 %i1, %n
+  br i1 %c, label %exit, label %loop
+exit:
+  %r = phi i64 [ %b, %entry ], [ %s1, %loop ]
+  ret i64 %r
+}
