@@ -122,6 +122,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
                               Stats.IndexedInputs == 0;
   if (!KeepRawEntries)
     RawEntries.clear(); // no longer a single raw input
+  else
+    RawEntries.reserve(P.MIBs.size());
   std::vector<std::pair<uint64_t, CallStackId>> EntryIds; // StackId order
   size_t Kept = 0;
   SmallVector<Frame, 32> Frames;
@@ -172,10 +174,10 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, Info, AllMIBFields);
     if (KeepRawEntries)
-      RawEntries.push_back({Id,
-                            SmallVector<Frame, 16>(Frames.begin(), Frames.end()),
-                            SmallVector<FrameId, 16>(Ids.begin(), Ids.end()),
-                            Info, Chains});
+      RawEntries.push_back({Id, std::vector<Frame>(Frames.begin(), Frames.end()),
+                            std::vector<FrameId>(Ids.begin(), Ids.end()), Info,
+                            std::vector<std::pair<uint64_t, unsigned>>(
+                                Chains.begin(), Chains.end())});
     ++Kept;
   }
   if (Kept == 0 && !P.MIBs.empty()) {

@@ -102,6 +102,7 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
       8 + (Version == 3 ? raw::MIBSizeV3 : raw::MIBSizeV4);
   if (Error E = C.needItems(N, EntrySize, "MIB"))
     return E;
+  P.MIBs.reserve(P.MIBs.size() + N); // N is bounded by the bytes left
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
     // The entry's size was checked above (needItems), so the fields are read

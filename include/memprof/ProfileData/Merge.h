@@ -166,10 +166,11 @@ private:
   /// each entry's PC chains identified by PC (see buildLLVMExact).
   struct RawEntry {
     CallStackId Id;
-    llvm::SmallVector<Frame, 16> Frames;
-    llvm::SmallVector<FrameId, 16> Ids; ///< hashFrame of each frame
+    // Exact-size vectors: one entry per raw stack, often thousands.
+    std::vector<Frame> Frames;
+    std::vector<FrameId> Ids; ///< hashFrame of each frame
     MemInfoBlock Info;
-    llvm::SmallVector<std::pair<uint64_t, unsigned>, 16> Chains; // PC, frames
+    std::vector<std::pair<uint64_t, unsigned>> Chains; // PC, frames
   };
   std::vector<RawEntry> RawEntries;
   /// Build id -> module (null when no binary has it), looked up once.
