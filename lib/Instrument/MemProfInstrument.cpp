@@ -6,10 +6,10 @@
 //
 //  - accesses that cannot touch the heap (allocas, globals) are skipped;
 //  - accesses to one base pointer at constant offsets within one block (no
-//    call in between) become one update when they fall in one granule,
+//    barrier in between) become one update when they fall in one granule,
 //    which is tested at run time because heap blocks are only 16- or
 //    32-byte aligned;
-//  - in an innermost loop without calls whose only exit is its latch, an
+//  - in an innermost loop without barriers whose only exit is its latch, an
 //    access executed once per iteration at an invariant or constant-stride
 //    address becomes one update before the loop, for the trip count.
 //
@@ -102,7 +102,7 @@ struct RangeAccess {
   Value *Len;
 };
 
-/// The accesses of one block between two calls.
+/// The accesses of one block between two barriers.
 struct Segment {
   SmallVector<PointAccess, 8> Points;
 };
@@ -297,7 +297,7 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
 }
 
 /// An access executed exactly once per iteration of an innermost loop with
-/// no calls whose only exit is its latch, at an address that is invariant or
+/// no barriers whose only exit is its latch, at an address that is invariant or
 /// steps by a constant, is counted by one update in the preheader: the
 /// granule counters the trip count's accesses would have incremented.
 bool Instrumenter::hoist(Function &F, FunctionAnalysisManager &FAM,
