@@ -17,6 +17,7 @@
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/DebugInfo/DIContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h"
 #include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
 #include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
@@ -265,6 +266,63 @@ Error checkLinePrologue(const DWARFDataExtractor &Section, uint64_t Offset) {
 
 /// Checks the line table of every compile unit, at the offset LLVM's
 /// DWARFContext::getLineTableForUnit will parse.
+/// Checks the DIEs of every unit in .debug_info for what crashes LLVM 22's
+/// DIE extraction (DWARFDebugInfoEntry::extractFast, reached from every DIE
+/// walk and lookup): it adds fixed attribute sizes and block lengths
+/// (DWARFFormValue::skipValue) to the offset without a bounds check, and the
+/// next attribute is then read at that offset, far outside the section.
+/// This walk reads the same entries with LLVM's own abbreviations and
+/// skipValue, but checks the offset after every attribute, before anything
+/// is read at it. Where LLVM stops extracting (unknown abbreviation or form),
+/// so does the walk.
+Error checkDebugInfo(DWARFContext &Ctx) {
+  for (const std::unique_ptr<DWARFUnit> &U : Ctx.info_section_units()) {
+    const DWARFAbbreviationDeclarationSet *Abbrevs = U->getAbbreviations();
+    if (!Abbrevs)
+      continue; // LLVM reports this and extracts nothing
+    DWARFDataExtractor Data = U->getDebugInfoExtractor();
+    const uint64_t End = std::min<uint64_t>(U->getNextUnitOffset(), Data.size());
+    uint64_t Off = U->getOffset() + U->getHeaderSize();
+    const dwarf::FormParams Params = U->getFormParams();
+    auto Unsafe = [&](uint64_t DieOffset) {
+      return createStringError(
+          inconvertibleErrorCode(),
+          "the DIE at offset 0x" + utohexstr(DieOffset, /*LowerCase=*/true) +
+              " runs past the end of its unit (at 0x" +
+              utohexstr(U->getOffset(), /*LowerCase=*/true) + ")");
+    };
+    bool Stop = false;
+    while (!Stop && Off < End) {
+      const uint64_t DieOffset = Off;
+      Error Err = Error::success();
+      uint64_t Code = Data.getULEB128(&Off, &Err);
+      if (Err) {
+        consumeError(std::move(Err));
+        break;
+      }
+      if (Code == 0)
+        continue; // a null entry ends a list of children
+      const DWARFAbbreviationDeclaration *Decl =
+          Abbrevs->getAbbreviationDeclaration(uint32_t(Code));
+      if (!Decl || Code > UINT32_MAX)
+        break; // LLVM stops extracting this unit here
+      for (const DWARFAbbreviationDeclaration::AttributeSpec &Spec :
+           Decl->attributes()) {
+        const uint64_t Before = Off;
+        if (std::optional<int64_t> Fixed = Spec.getByteSize(*U)) {
+          Off += uint64_t(*Fixed);
+        } else if (!DWARFFormValue::skipValue(Spec.Form, Data, &Off, Params)) {
+          Stop = true; // LLVM fails this entry and stops too
+          break;
+        }
+        if (Off < Before || Off > End)
+          return Unsafe(DieOffset);
+      }
+    }
+  }
+  return Error::success();
+}
+
 Error checkLineTables(DWARFContext &Ctx) {
   const DWARFObject &DObj = Ctx.getDWARFObj();
   DWARFDataExtractor Section(DObj, DObj.getLineSection(), Ctx.isLittleEndian(),
@@ -541,7 +599,10 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
   }
   M->HasDwarf = Dwarf->getNumCompileUnits() > 0;
   if (M->HasDwarf) {
-    if (Error E = checkLineTables(*Dwarf)) {
+    Error E = checkDebugInfo(*Dwarf);
+    if (!E)
+      E = checkLineTables(*Dwarf);
+    if (E) {
       Sink->add("DWARF ignored: " + toString(std::move(E)));
       M->HasDwarf = false;
       Dwarf = NoDwarf();

@@ -953,4 +953,36 @@ TEST(ElfBinaryLocator, InMemoryBinaries) {
 
 #endif // MEMPROF_SYM_INPUTS
 
+// Found by the symbolizer fuzz target: a DIE whose attribute sizes carry the
+// offset past its unit made LLVM 22's DIE extraction read far outside
+// .debug_info (SEGV in DataExtractor::getULEB128 from extractFast). The
+// module must open with its DWARF ignored and a note saying why, and every
+// DIE walk must stay out of LLVM's extractor.
+TEST(Symbolizer, DieRunningPastItsUnitIgnoresDwarf) {
+  std::string Path =
+      std::string(MEMPROF_FUZZ_CORPUS_DIR) + "/elf/crash-die-offset-past-unit.elf";
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  ASSERT_TRUE(bool(Buf)) << Path;
+  std::vector<std::unique_ptr<MemoryBuffer>> Bufs;
+  Bufs.push_back(std::move(*Buf));
+  auto LOr = ElfBinaryLocator::create(std::move(Bufs), {});
+  ASSERT_TRUE(bool(LOr)) << toString(LOr.takeError());
+  std::vector<std::string> Ids = (*LOr)->profiledBuildIds();
+  ASSERT_EQ(Ids.size(), 1u);
+  Expected<ModuleSymbolizer *> M = (*LOr)->find(Ids[0]);
+  ASSERT_TRUE(bool(M));
+  ASSERT_NE(*M, nullptr);
+  bool Noted = false;
+  for (const std::string &N : (*LOr)->notes())
+    Noted |= StringRef(N).contains("DWARF ignored: the DIE at offset") &&
+             StringRef(N).contains("runs past the end of its unit");
+  EXPECT_TRUE(Noted);
+  for (uint64_t Addr = 0; Addr < 0x3000; Addr += 7)
+    (*M)->symbolize(Addr); // no crash, whatever the result
+  ProfileNames Names;
+  std::vector<std::string> Notes;
+  EXPECT_FALSE(bool(addBinaryNames(Path, Names, &Notes)));
+}
+
 } // namespace
