@@ -13,6 +13,9 @@
 #include <cstdlib>
 #include <new>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 using namespace llvm;
 
@@ -41,6 +44,15 @@ static void outOfMemoryNewHandler() { outOfMemory(); }
 
 static void outOfMemoryLLVMHandler(void *, const char *, bool) {
   outOfMemory();
+}
+
+void tuneAllocator() {
+#ifdef __GLIBC__
+  // Below 64 MiB from the heap (reused after free); trim only past 256 MiB
+  // free at the top. Allocation failure is still reported as before.
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
 }
 
 void installOutOfMemoryHandler() {

@@ -24,6 +24,12 @@ bool parseCommandLine(CLI::App &App, int argc, char **argv);
 
 /// Sets the name printed in front of every diagnostic.
 void setToolName(llvm::StringRef Name);
+/// Keeps freed memory for reuse instead of returning it to the system: a
+/// tool runs briefly and its tables grow by doubling, so glibc's defaults
+/// (allocations of 128 KiB and more mmapped afresh and unmapped at free, the
+/// heap's top trimmed) cost a page fault for every page of every growth
+/// step. Call first thing in main.
+void tuneAllocator();
 /// Makes a failed allocation (operator new, or LLVM's own allocators) print
 /// "<tool>: error: out of memory ..." and exit with status 1, removing any
 /// temporary output file, instead of aborting. Call after setToolName.

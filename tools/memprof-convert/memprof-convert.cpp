@@ -245,6 +245,7 @@ Expected<std::string> toRaw(StringRef Data, Form F) {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-convert");
+  tool::tuneAllocator();
 
   CLI::App App{
       "Convert MemProf profiles between their binary and text forms.\n\n"

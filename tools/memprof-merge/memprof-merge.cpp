@@ -122,6 +122,7 @@ void reportSaturatedSites(const IndexedMemProf &P, ArrayRef<uint8_t> Schema,
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-merge");
+  tool::tuneAllocator();
   tool::installOutOfMemoryHandler();
 
   CLI::App App{

@@ -11,6 +11,7 @@ using namespace memprof;
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-show");
+  tool::tuneAllocator();
 
   CLI::App App{"Show the allocation contexts of MemProf profiles, ranked, with a\n"
                "summary: indexed profiles (memprof-merge's, named by their names\n"
