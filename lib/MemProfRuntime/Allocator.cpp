@@ -564,16 +564,25 @@ void recordEnd(ChunkHeader *H, uintptr_t User, bool Record) {
 }
 
 /// Fills the recorded fields of a new chunk's header (context, time, CPU,
-/// shard and live slot); ContextId 0 if it is not recorded.
+/// shard and live slot; ContextId 0 if it is not recorded) and writes the
+/// header. A recorded chunk's header is written under its shard's lock,
+/// together with its insertion into the live table: a dump, which reads the
+/// live chunks' headers under that lock, never sees a chunk whose header is
+/// not written yet (or overwrites a reset's mark on it).
 MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &T, ChunkHeader &Fields,
                                        uintptr_t User, const void *Frame) {
+  ChunkHeader *H = headerOf(User);
+  auto Write = [&] {
+    *H = Fields;
+    H->Check = computeCheck(H);
+  };
   Fields.ContextId = 0;
   if (!recording())
-    return;
+    return Write();
   Fields.ContextId = contextOf(Frame);
   if (MEMPROF_UNLIKELY(!Fields.ContextId)) {
     reportDegraded();
-    return;
+    return Write();
   }
   Fields.AllocTimestampMs = nowMs();
   uint32_t Cpu = currentCpu();
@@ -584,11 +593,12 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &T, ChunkHeader &Fields,
   Shard &S = Shards[Index];
   S.Lock.lock();
   bool Tracked = S.Live.insert(User, Fields.Slot);
-  S.Lock.unlock();
-  if (MEMPROF_UNLIKELY(!Tracked)) {
+  if (MEMPROF_UNLIKELY(!Tracked))
     Fields.ContextId = 0;
+  Write();
+  S.Lock.unlock();
+  if (MEMPROF_UNLIKELY(!Tracked))
     reportDegraded();
-  }
 }
 
 using UsableSizeFn = size_t (*)(void *);
@@ -681,10 +691,7 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   }
 
   Fields.UserSize = Size;
-  recordStart(T, Fields, User, Frame);
-  ChunkHeader *H = headerOf(User);
-  *H = Fields;
-  H->Check = computeCheck(H);
+  recordStart(T, Fields, User, Frame); // writes the header
   T.InRuntime = 0;
   return reinterpret_cast<void *>(User);
 }
@@ -807,10 +814,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     Fields.UserSize = Size;
     Fields.KindShard = uint8_t(Old.KindShard & 3u);
     Fields.Info = uint8_t((NewUser - sizeof(ChunkHeader) - NB) / 16);
-    recordStart(T, Fields, NewUser, Frame);
-    ChunkHeader *NH = headerOf(NewUser);
-    *NH = Fields;
-    NH->Check = computeCheck(NH);
+    recordStart(T, Fields, NewUser, Frame); // writes the header
     T.InRuntime = 0;
     if (Failed) {
       errno = ENOMEM;
@@ -823,9 +827,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   recordEnd(H, User, Recording);
   ChunkHeader Fields = Old;
   Fields.UserSize = Size;
-  recordStart(T, Fields, User, Frame);
-  *H = Fields;
-  H->Check = computeCheck(H);
+  recordStart(T, Fields, User, Frame); // writes the header
   T.InRuntime = 0;
   errno = SavedErrno;
   return P;
