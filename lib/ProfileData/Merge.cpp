@@ -349,11 +349,12 @@ IndexedMemProf ProfileMerger::buildLLVMExact() const {
         break;
     }
   }
+  CallStackIdCache ChainIdCache; // a chain is listed under each of its frames
   for (const auto &[Guid, PCs] : PerFunctionCallSites) {
     IndexedRecord &R = Out.Records[Guid];
     for (uint64_t PC : PCs) {
       const auto &[Chain, ChainIds] = PCFrames[PC];
-      CallStackId Id = hashCallStack(ChainIds);
+      CallStackId Id = ChainIdCache.get(ChainIds);
       Out.addKnownCallStack(Chain, ChainIds, Id);
       R.CallSites.push_back({Id, {}});
     }
