@@ -10,7 +10,6 @@
 #include "memprof/ProfileData/RawReader.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Format.h"
@@ -26,29 +25,24 @@ using namespace llvm;
 
 namespace memprof {
 
+// One table names the keys both ways (the option parser and the report headers).
+static constexpr std::pair<SortKey, StringLiteral> SortKeyNames[] = {
+    {SortKey::Bytes, "bytes"},       {SortKey::Count, "count"},
+    {SortKey::Accesses, "accesses"}, {SortKey::Lifetime, "lifetime"},
+    {SortKey::Density, "density"},
+};
+
 std::optional<SortKey> parseSortKey(StringRef Name) {
-  return StringSwitch<std::optional<SortKey>>(Name)
-      .Case("bytes", SortKey::Bytes)
-      .Case("count", SortKey::Count)
-      .Case("accesses", SortKey::Accesses)
-      .Case("lifetime", SortKey::Lifetime)
-      .Case("density", SortKey::Density)
-      .Default(std::nullopt);
+  for (const auto &[Key, KeyName] : SortKeyNames)
+    if (Name == KeyName)
+      return Key;
+  return std::nullopt;
 }
 
 StringRef sortKeyName(SortKey K) {
-  switch (K) {
-  case SortKey::Bytes:
-    return "bytes";
-  case SortKey::Count:
-    return "count";
-  case SortKey::Accesses:
-    return "accesses";
-  case SortKey::Lifetime:
-    return "lifetime";
-  case SortKey::Density:
-    return "density";
-  }
+  for (const auto &[Key, KeyName] : SortKeyNames)
+    if (Key == K)
+      return KeyName;
   return "bytes";
 }
 

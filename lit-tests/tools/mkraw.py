@@ -20,17 +20,9 @@ reader: set named fields to hostile values, truncate, concatenate, re-encode.
 """
 import struct, sys, os
 
-MIB_FIELDS = [  # (name, width) in MIBEntryDef.inc order
-    ("AllocCount", 4), ("TotalAccessCount", 8), ("MinAccessCount", 8),
-    ("MaxAccessCount", 8), ("TotalSize", 8), ("MinSize", 4), ("MaxSize", 4),
-    ("AllocTimestamp", 4), ("DeallocTimestamp", 4), ("TotalLifetime", 8),
-    ("MinLifetime", 4), ("MaxLifetime", 4), ("AllocCpuId", 4),
-    ("DeallocCpuId", 4), ("NumMigratedCpu", 4), ("NumLifetimeOverlaps", 4),
-    ("NumSameAllocCpu", 4), ("NumSameDeallocCpu", 4), ("DataTypeId", 8),
-    ("TotalAccessDensity", 8), ("MinAccessDensity", 4), ("MaxAccessDensity", 4),
-    ("TotalLifetimeAccessDensity", 8), ("MinLifetimeAccessDensity", 4),
-    ("MaxLifetimeAccessDensity", 4), ("AccessHistogramSize", 4),
-    ("AccessHistogram", 8)]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mibfields import MIB_FIELDS
+
 
 def u64(b, o):
     return struct.unpack_from("<Q", b, o)[0]

@@ -5,6 +5,7 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/YAMLParser.h"
 #include "gtest/gtest.h"
+#include <set>
 
 using namespace memprof;
 using namespace llvm;
@@ -93,6 +94,16 @@ TEST(Report, SortKeys) {
   EXPECT_EQ(leaves(F.report(O)), (std::vector<GUID>{F.Cold}));
   EXPECT_EQ(parseSortKey("density"), SortKey::Density);
   EXPECT_FALSE(parseSortKey("size").has_value());
+  // The documented --sort names, each naming its own key back.
+  const char *Names[] = {"bytes", "count", "accesses", "lifetime", "density"};
+  std::set<SortKey> Seen;
+  for (const char *N : Names) {
+    auto K = parseSortKey(N);
+    ASSERT_TRUE(K.has_value()) << N;
+    EXPECT_EQ(sortKeyName(*K), N);
+    Seen.insert(*K);
+  }
+  EXPECT_EQ(Seen.size(), 5u);
 }
 
 TEST(Report, ClassesAndSummary) {

@@ -13,19 +13,12 @@ comment-only document, and values at the edges of each field's width. Without
 (whose frames and stacks LLVM keeps although the record is dropped) and one
 MemInfoBlock per call stack (the V4 summary counts a stack's first block only).
 """
-import random, sys
+import os, random, sys
 
-FIELDS = [  # (name, width) in MIBEntryDef.inc order
-    ("AllocCount", 4), ("TotalAccessCount", 8), ("MinAccessCount", 8),
-    ("MaxAccessCount", 8), ("TotalSize", 8), ("MinSize", 4), ("MaxSize", 4),
-    ("AllocTimestamp", 4), ("DeallocTimestamp", 4), ("TotalLifetime", 8),
-    ("MinLifetime", 4), ("MaxLifetime", 4), ("AllocCpuId", 4),
-    ("DeallocCpuId", 4), ("NumMigratedCpu", 4), ("NumLifetimeOverlaps", 4),
-    ("NumSameAllocCpu", 4), ("NumSameDeallocCpu", 4), ("DataTypeId", 8),
-    ("TotalAccessDensity", 8), ("MinAccessDensity", 4), ("MaxAccessDensity", 4),
-    ("TotalLifetimeAccessDensity", 8), ("MinLifetimeAccessDensity", 4),
-    ("MaxLifetimeAccessDensity", 4), ("AccessHistogramSize", 4),
-    ("AccessHistogram", 8)]
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+from mibfields import MIB_FIELDS as FIELDS
+
 HOT_COLD = ["AllocCount", "TotalSize", "TotalLifetime", "TotalLifetimeAccessDensity"]
 
 
