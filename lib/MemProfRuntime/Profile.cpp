@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 extern "C" char *program_invocation_short_name;
@@ -51,6 +52,18 @@ uint64_t DumpSeq;
 uint64_t PatternDumps;
 /// A write failure was reported for the current pattern.
 bool WriteErrorReported;
+/// A profile of the current pattern went to another name because its own
+/// was taken (reported once per pattern).
+bool NameTakenReported;
+/// When this process started (CLOCK_REALTIME_COARSE, the clock of file
+/// times; a forked child keeps its parent's): a profile at the output name
+/// modified since then is another process's (several processes with one
+/// name), an older one an earlier run's.
+struct timespec StartTime;
+/// The file this process placed last: replacing it again is no conflict.
+dev_t PlacedDev;
+ino_t PlacedIno;
+char AltPath[MaxPathBytes];
 // Scratch space of a dump, under DumpMutex: keeps the dumping thread's stack
 // small (a dump may run on any thread, at its next allocation).
 #define MEMPROF_CONSTINIT [[clang::require_constant_initialization]]
@@ -271,6 +284,38 @@ void readEnvironment(char **Envp) {
 
 //===-- Output paths ------------------------------------------------------===//
 
+/// Writes \p Lead and the decimal digits of \p V to \p Out (room for 22
+/// bytes); returns the length.
+size_t formatSuffix(char *Out, char Lead, uint64_t V) {
+  char Digits[21];
+  size_t N = 0, Len = 0;
+  do
+    Digits[N++] = char('0' + V % 10);
+  while (V /= 10);
+  Out[Len++] = Lead;
+  while (N)
+    Out[Len++] = Digits[--N];
+  return Len;
+}
+
+/// Inserts \p Suffix before the extension of \p L's last component (at its
+/// end if that has no dot): "dir/p.memprofraw" + ".2" is "dir/p.2.memprofraw".
+void insertBeforeExtension(Line &L, const char *Suffix, size_t SuffixLen) {
+  size_t Slash = 0, Dot = 0;
+  for (size_t I = 0; I < L.Len; ++I) {
+    if (L.Data[I] == '/')
+      Slash = I + 1, Dot = 0;
+    else if (L.Data[I] == '.' && I > Slash)
+      Dot = I;
+  }
+  size_t At = Dot ? Dot : L.Len;
+  if (L.Len + SuffixLen < sizeof(L.Data) - 1) {
+    memmove(L.Data + At + SuffixLen, L.Data + At, L.Len - At);
+    memcpy(L.Data + At, Suffix, SuffixLen);
+    L.Len += SuffixLen;
+  }
+}
+
 /// Expands the pattern for dump \p Seq into \p Out. Without %n, the first
 /// dump takes the name as is and later ones get ".<seq>" before the
 /// extension of the last component. Returns false if too long.
@@ -317,28 +362,8 @@ bool expandPattern(uint64_t Seq, char *Out) {
     Device = stat(L.Data, &St) == 0 && !S_ISREG(St.st_mode);
   }
   if (!HasSeq && Seq > 1 && !Device) {
-    size_t Slash = 0, Dot = 0;
-    for (size_t I = 0; I < L.Len; ++I) {
-      if (L.Data[I] == '/')
-        Slash = I + 1, Dot = 0;
-      else if (L.Data[I] == '.' && I > Slash)
-        Dot = I;
-    }
     char Suffix[24];
-    size_t SuffixLen = 0;
-    char Digits[21];
-    size_t NumDigits = 0;
-    for (uint64_t V = Seq; V; V /= 10)
-      Digits[NumDigits++] = char('0' + V % 10);
-    Suffix[SuffixLen++] = '.';
-    while (NumDigits)
-      Suffix[SuffixLen++] = Digits[--NumDigits];
-    size_t At = Dot ? Dot : L.Len;
-    if (L.Len + SuffixLen < sizeof(L.Data) - 1) {
-      memmove(L.Data + At + SuffixLen, L.Data + At, L.Len - At);
-      memcpy(L.Data + At, Suffix, SuffixLen);
-      L.Len += SuffixLen;
-    }
+    insertBeforeExtension(L, Suffix, formatSuffix(Suffix, '.', Seq));
   }
   // Leave room for the temporary name's ".tmp.<pid>.<seq>" suffix.
   if (L.Len + 48 >= MaxPathBytes || L.Len + 48 >= sizeof(L.Data))
@@ -361,6 +386,82 @@ void reportWriteError(const char *Path, const char *What, int Err) {
       .addErrno(Err)
       .add(" (reported once; the program continues)");
   warn(L);
+}
+
+/// Whether \p St, found at the output name, is another process's profile
+/// written while this one ran (rather than an earlier run's, or our own).
+bool takenSinceStart(const struct stat &St) {
+  if (!S_ISREG(St.st_mode))
+    return false;
+  if (St.st_dev == PlacedDev && St.st_ino == PlacedIno)
+    return false;
+  if (St.st_mtim.tv_sec != StartTime.tv_sec)
+    return St.st_mtim.tv_sec > StartTime.tv_sec;
+  return St.st_mtim.tv_nsec >= StartTime.tv_nsec;
+}
+
+void rememberPlaced(const char *Path) {
+  struct stat St;
+  if (lstat(Path, &St) == 0)
+    PlacedDev = St.st_dev, PlacedIno = St.st_ino;
+}
+
+/// Gives the complete temporary file \p Temp its name \p Path. A hard link
+/// creates the name only if it is free; a name held by an earlier run's
+/// profile (older than this process) is replaced by a rename, as is one
+/// this process wrote. A name another process wrote since this one started
+/// (several processes sharing a name without %p) is left alone: this
+/// profile goes to "<name>.<pid>" (".<pid>-<k>" if need be, before the
+/// extension), said once per pattern on stderr. File systems without hard
+/// links get the rename. Returns 0 or an errno value (\p What says the step).
+int placeProfile(const char *Temp, const char *Path, const char *&What) {
+  What = "rename";
+  if (link(Temp, Path) == 0) {
+    unlink(Temp);
+    rememberPlaced(Path);
+    return 0;
+  }
+  struct stat St;
+  if (errno != EEXIST || lstat(Path, &St) != 0 || !takenSinceStart(St)) {
+    if (rename(Temp, Path) != 0)
+      return errno;
+    rememberPlaced(Path);
+    return 0;
+  }
+  Line &A = ExpandBuffer; // free again: the path was expanded before
+  for (uint64_t K = 1; K <= 64; ++K) {
+    A.Len = 0;
+    A.add(Path);
+    char Suffix[48];
+    size_t SuffixLen = formatSuffix(Suffix, '.', uint64_t(getpid()));
+    if (K > 1)
+      SuffixLen += formatSuffix(Suffix + SuffixLen, '-', K);
+    insertBeforeExtension(A, Suffix, SuffixLen);
+    if (A.Len >= sizeof(AltPath))
+      return ENAMETOOLONG;
+    memcpy(AltPath, A.Data, A.Len);
+    AltPath[A.Len] = 0;
+    if (link(Temp, AltPath) == 0) {
+      unlink(Temp);
+      rememberPlaced(AltPath);
+      if (!NameTakenReported) {
+        NameTakenReported = true;
+        Line M;
+        M.add("memprof: warning: '")
+            .addShortened(Path)
+            .add("' was written by another process while this one ran; "
+                 "this profile is '")
+            .addShortened(AltPath)
+            .add("' (use %p in the output name for a file per process; "
+                 "reported once)");
+        warn(M);
+      }
+      return 0;
+    }
+    if (errno != EEXIST)
+      return errno;
+  }
+  return EEXIST;
 }
 
 /// Writes \p N bytes to \p Path through a temporary file in the same
@@ -427,10 +528,8 @@ int writeProfileFile(const char *Path, const uint8_t *Buf, size_t N,
     Err = EEXIST;
     What = "the target is not a regular file; not replacing it";
   }
-  if (!Err && rename(Temp, Path) != 0) {
-    Err = errno;
-    What = "rename";
-  }
+  if (!Err)
+    Err = placeProfile(Temp, Path, What);
   if (Err) {
     unlink(Temp);
     reportWriteError(Path, What, Err);
@@ -884,6 +983,7 @@ void forkChild() {
   DumpSeq = 0;
   PatternDumps = 0;
   WriteErrorReported = false;
+  NameTakenReported = false;
   __atomic_store_n(&G.PendingDump, 0u, __ATOMIC_RELAXED);
   DumpMutex.resetAfterFork();
   TLS.InRuntime = ForkSavedGuard;
@@ -926,6 +1026,7 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     warn(L);
     return;
   }
+  clock_gettime(CLOCK_REALTIME_COARSE, &StartTime);
   readEnvironment(Envp ? Envp : environ);
   {
     int SavedErrno = errno;
@@ -1049,5 +1150,6 @@ MEMPROF_EXPORT int memprof_set_output_path(const char *NewPattern) {
   memcpy(Pattern, NewPattern, N + 1);
   PatternDumps = 0;
   WriteErrorReported = false;
+  NameTakenReported = false;
   return 0;
 }

@@ -2,7 +2,9 @@
 // allocations, then N dumps through the API (each return code printed and,
 // with MEMPROF_TEST_SHIM_LOG set, appended to that log between the write
 // shim's lines), then an end chosen by the second argument: exit (the exit
-// dump), abort, _exit, or SIGKILL from itself.
+// dump), abort, _exit, or SIGKILL from itself. With MEMPROF_TEST_GATE=G set,
+// it creates G.ready.<pid> after its allocations and exits only once G
+// exists (R16: processes that surely overlap).
 //   dump-faults DUMPS [exit|abort|_exit|kill]
 #include <csignal>
 #include <cstdio>
@@ -47,6 +49,15 @@ int main(int Argc, char **Argv) {
     fprintf(stderr, "%s", Line);
   }
   fflush(stdout);
+  if (const char *Gate = getenv("MEMPROF_TEST_GATE")) {
+    char Ready[4096];
+    snprintf(Ready, sizeof(Ready), "%s.ready.%d", Gate, int(getpid()));
+    int Fd = open(Ready, O_WRONLY | O_CREAT, 0644);
+    if (Fd >= 0)
+      close(Fd);
+    for (int Waited = 0; access(Gate, F_OK) != 0 && Waited < 60000; ++Waited)
+      usleep(1000); // at most a minute
+  }
   if (!strcmp(End, "abort"))
     abort();
   if (!strcmp(End, "_exit"))
