@@ -9,11 +9,13 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <optional>
 
@@ -30,6 +32,7 @@ struct Input {
   std::optional<IndexedMemProf> Indexed;
   std::optional<ProfileNames> Names;
   IndexedProfileInfo Info;
+  uint64_t Bytes = 0; // the file's size, for the progress line
   Error Err = Error::success();
 };
 
@@ -41,6 +44,7 @@ void loadInput(Input &In, bool ReadNames) {
   }
   In.Buffer = std::move(*BufOrErr);
   StringRef Data = In.Buffer->getBuffer();
+  In.Bytes = Data.size();
   if (isIndexedProfile(Data)) {
     if (ReadNames) {
       // The LLVM part must stand on its own: it is read without the names.
@@ -117,6 +121,45 @@ void reportSaturatedSites(const IndexedMemProf &P, ArrayRef<uint8_t> Schema,
                           " more contexts");
 }
 
+/// "memprof-merge: 1200 of 10000 inputs (12%), 350 MB, 4 s" on stderr, at
+/// most once a second: in place on a terminal, a line each otherwise.
+/// "auto" shows it on a terminal once the merge has taken a second.
+class ProgressLine {
+public:
+  ProgressLine(StringRef Mode, bool Quiet, size_t Total)
+      : Total(Total), Terminal(sys::Process::StandardErrIsDisplayed()),
+        Always(Mode == "always"),
+        On(Mode == "always" || (Mode == "auto" && !Quiet && Terminal)),
+        Start(std::chrono::steady_clock::now()), Last(Start) {}
+
+  void update(size_t Done, uint64_t Bytes) {
+    if (!On)
+      return;
+    auto Now = std::chrono::steady_clock::now();
+    bool Final = Done == Total;
+    if (!Always && Now - Start < std::chrono::seconds(1))
+      return;
+    if (!Final && Printed && Now - Last < std::chrono::seconds(1))
+      return;
+    if (Final && !Printed && !Always)
+      return; // a short merge: no progress to show
+    Last = Now;
+    Printed = true;
+    auto Secs = std::chrono::duration_cast<std::chrono::seconds>(Now - Start);
+    errs() << (Terminal ? "\r" : "") << "memprof-merge" << ": " << Done
+           << " of " << Total << " inputs (" << (Done * 100 / Total) << "%), "
+           << (Bytes >> 20) << " MiB, " << Secs.count() << " s"
+           << (Terminal ? "\x1b[K" : "\n");
+    if (Final && Terminal)
+      errs() << "\n";
+  }
+
+private:
+  size_t Total;
+  bool Terminal, Always, On, Printed = false;
+  std::chrono::steady_clock::time_point Start, Last;
+};
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -179,6 +222,13 @@ int main(int argc, char **argv) {
                "files and lines after the LLVM part), and ignore the names "
                "extensions of indexed inputs");
   App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
+  std::string Progress = "auto";
+  App.add_option("--progress", Progress,
+                 "Inputs read so far on stderr, at most once a second: auto "
+                 "(on a terminal, once the merge takes over a second; not "
+                 "with -q), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   PruneOptions Prune;
   App.add_option("--prune-min-bytes", Prune.MinBytes,
                  "Fold contexts with fewer total bytes into one remainder per "
@@ -249,6 +299,8 @@ int main(int argc, char **argv) {
     Pool.emplace(Strategy);
   const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
   unsigned Bad = 0, Used = 0;
+  ProgressLine Progressed(Progress, Quiet, Inputs.size());
+  uint64_t BytesRead = 0;
   for (size_t Begin = 0; Begin < Inputs.size(); Begin += BatchSize) {
     size_t End = std::min(Inputs.size(), Begin + BatchSize);
     std::vector<Input> Ins(End - Begin);
@@ -265,6 +317,7 @@ int main(int argc, char **argv) {
     if (Pool)
       Pool->wait();
     for (Input &In : Ins) {
+      BytesRead += In.Bytes;
       Error E = std::move(In.Err);
       if (!E && In.Raw)
         E = Merger.addRaw(*In.Raw, In.Weight);
@@ -283,6 +336,7 @@ int main(int argc, char **argv) {
                           In.Names ? &*In.Names : nullptr, In.Weight);
       ++Used;
     }
+    Progressed.update(End, BytesRead);
   }
   if (Bad && FailureMode == "any")
     return 1;
