@@ -5,6 +5,7 @@
 // to these; docs/instrument.md).
 //
 //===----------------------------------------------------------------------===//
+#include "RuntimeInternal.h"
 #include "Shadow.h"
 #include "Support.h"
 #include "memprof/Runtime/memprof_runtime.h"
@@ -18,8 +19,9 @@ using namespace memprof::rt;
 
 /// Instrumented modules reference this symbol (from their constructor), so
 /// a program built by a pass of another instrumentation version fails to
-/// link against this runtime instead of counting wrongly.
-MEMPROF_EXPORT void memprof_rt_version_1(void) {}
+/// link against this runtime instead of counting wrongly. The call also
+/// tells the runtime that accesses are counted (see noteInstrumentedModule).
+MEMPROF_EXPORT void memprof_rt_version_1(void) { noteInstrumentedModule(); }
 
 /// Counts Count accesses at Addr, Addr + Stride, ..., each Inc times: what
 /// Count * Inc single-access updates give, in one update per granule.

@@ -1045,8 +1045,9 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   if (G.Opts.Histogram)
     Exact = 1;
   else if (Exact < 0)
-    Exact = !isPreloaded();
+    Exact = !isPreloaded() || loadRelaxed(&G.InstrumentedCode);
   storeRelaxed(&G.CompactChunks, !Exact);
+  storeRelaxed(&G.LayoutChosen, true);
   pthread_atfork(forkPrepare, forkParent, forkChild);
   if (G.Opts.DumpSignal) {
     struct sigaction Act;
@@ -1078,6 +1079,23 @@ __attribute__((destructor(101))) void memprofDestructor() {
 }
 
 } // namespace
+
+void noteInstrumentedModule() {
+  storeRelaxed(&G.InstrumentedCode, true);
+  // Before the constructor (an instrumented library's constructor runs
+  // before a preloaded runtime's), the constructor sees the flag; after it
+  // (a library dlopen'ed later), switch now unless the user chose.
+  if (loadRelaxed(&G.LayoutChosen) && G.Opts.ExactGranules < 0 &&
+      loadRelaxed(&G.CompactChunks)) {
+    storeRelaxed(&G.CompactChunks, false);
+    if (G.Opts.Verbosity >= 1) {
+      Line L;
+      L.add("memprof: an instrumented module started: blocks allocated from "
+            "now on own their granules (exact access counts)");
+      warn(L);
+    }
+  }
+}
 
 void serviceDumpRequest() {
   if (!__atomic_exchange_n(&G.PendingDump, 0u, __ATOMIC_RELAXED))

@@ -90,8 +90,20 @@ struct GlobalState {
   /// Plain requests get compact chunks (header at the glibc block's start,
   /// 32 bytes of overhead) instead of granule-exclusive ones (80 bytes).
   bool CompactChunks;
+  /// A module built with the pass started (its constructor called
+  /// memprof_rt_version_1): accesses are counted, blocks need their own
+  /// granules.
+  bool InstrumentedCode;
+  /// The constructor chose the chunk layout (CompactChunks is final unless
+  /// an instrumented module starts later).
+  bool LayoutChosen;
 };
 extern GlobalState G;
+
+/// Called by each instrumented module's constructor (through
+/// memprof_rt_version_1): switches an automatic compact layout to
+/// granule-exclusive chunks for the blocks allocated from then on.
+void noteInstrumentedModule();
 
 struct ThreadState {
   /// Set while this thread runs runtime code: allocations made meanwhile

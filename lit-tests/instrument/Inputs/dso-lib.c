@@ -27,3 +27,9 @@ __attribute__((noinline)) void lib_store(volatile char *P, size_t N) {
 // One memset of N bytes: N / 8 accesses (one per 8-byte word; P is 8-byte
 // aligned and N a multiple of 8).
 __attribute__((noinline)) void lib_fill(char *P, size_t N) { memset(P, 1, N); }
+
+// Times loads of P's first byte.
+__attribute__((noinline)) void lib_touch_first(volatile char *P, int Times) {
+  for (int I = 0; I < Times; ++I)
+    (void)P[0];
+}
