@@ -56,9 +56,9 @@ bool WriteErrorReported;
 /// was taken (reported once per pattern).
 bool NameTakenReported;
 /// When this process started (CLOCK_REALTIME_COARSE, the clock of file
-/// times; a forked child keeps its parent's): a profile at the output name
-/// modified since then is another process's (several processes with one
-/// name), an older one an earlier run's.
+/// times; a forked child keeps its parent's): a profile that got the output
+/// name since then is another process's (several processes with one name),
+/// an older one an earlier run's.
 struct timespec StartTime;
 /// The file this process placed last: replacing it again is no conflict.
 dev_t PlacedDev;
@@ -395,9 +395,12 @@ bool takenSinceStart(const struct stat &St) {
     return false;
   if (St.st_dev == PlacedDev && St.st_ino == PlacedIno)
     return false;
-  if (St.st_mtim.tv_sec != StartTime.tv_sec)
-    return St.st_mtim.tv_sec > StartTime.tv_sec;
-  return St.st_mtim.tv_nsec >= StartTime.tv_nsec;
+  // The status change time: set when the file got this name (link or
+  // rename), later than its last write, so a profile written before this
+  // process started but named after it is still seen as another's.
+  if (St.st_ctim.tv_sec != StartTime.tv_sec)
+    return St.st_ctim.tv_sec > StartTime.tv_sec;
+  return St.st_ctim.tv_nsec >= StartTime.tv_nsec;
 }
 
 void rememberPlaced(const char *Path) {
