@@ -9,6 +9,8 @@
  *   short:<bytes>       every such write writes at most <bytes> bytes
  *   eintr:<calls>       the first <calls> such writes fail with EINTR,
  *                       writing nothing
+ *   log                 changes nothing; logs "write <bytes> <result>"
+ *                       (the count written, or minus the errno)
  *   rename:<errno>, fsync:<errno>, close:<errno>
  *                       that call on the temporary file fails with <errno>
  *                       (close closes the descriptor first, as Linux does)
@@ -76,6 +78,15 @@ ssize_t write(int Fd, const void *Buf, size_t N) {
     Written += (long)N;
     logLine("write", (long)N);
     return syscall(SYS_write, Fd, Buf, N);
+  }
+  if (strcmp(Mode, "log") == 0) {
+    long R = (long)syscall(SYS_write, Fd, Buf, N);
+    int Err = errno;
+    char What[48];
+    snprintf(What, sizeof(What), "write %zu", N);
+    logLine(What, R < 0 ? -(long)Err : R);
+    errno = Err;
+    return R;
   }
   if (strncmp(Mode, "short:", 6) == 0) {
     size_t Max = (size_t)atol(Mode + 6);
