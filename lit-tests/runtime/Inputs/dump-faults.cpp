@@ -2,16 +2,18 @@
 // allocations, then N dumps through the API (each return code printed and,
 // with MEMPROF_TEST_SHIM_LOG set, appended to that log between the write
 // shim's lines), then an end chosen by the second argument: exit (the exit
-// dump), abort, _exit, or SIGKILL from itself. A third argument B adds 2^B
+// dump), abort, _exit, SIGKILL or SIGSEGV from itself, or exit from 8
+// threads at once. A third argument B adds 2^B
 // more contexts (one allocation of 64 bytes each, site site_tree) to make
 // the dump larger; MEMPROF_TEST_FREE_AFTER_DUMP1 names a file removed after
 // the first dump (space freed on a full disk).
-//   dump-faults DUMPS [exit|abort|_exit|kill] [B]
+//   dump-faults DUMPS [exit|abort|_exit|kill|segv|exit8] [B]
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 extern "C" int memprof_dump(void) __attribute__((weak));
 
@@ -33,6 +35,12 @@ extern "C" __attribute__((noinline)) void *tree(unsigned Bits, int Levels) {
   if (Bits & 1)
     return tree(Bits >> 1, Levels - 1);
   return tree(Bits >> 1, Levels - 1);
+}
+
+static pthread_barrier_t AllThreads;
+static void *exitTogether(void *) {
+  pthread_barrier_wait(&AllThreads);
+  exit(0);
 }
 
 static void note(const char *Line) {
@@ -78,5 +86,17 @@ int main(int Argc, char **Argv) {
     _exit(0);
   if (!strcmp(End, "kill"))
     raise(SIGKILL);
+  if (!strcmp(End, "segv")) {
+    signal(SIGSEGV, SIG_DFL);
+    *(volatile int *)nullptr = 1;
+  }
+  if (!strcmp(End, "exit8")) {
+    pthread_t T[8];
+    pthread_barrier_init(&AllThreads, nullptr, 8);
+    for (pthread_t &Th : T)
+      pthread_create(&Th, nullptr, exitTogether, nullptr);
+    for (pthread_t &Th : T)
+      pthread_join(Th, nullptr);
+  }
   return 0;
 }
