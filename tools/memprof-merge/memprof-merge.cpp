@@ -294,15 +294,10 @@ int main(int argc, char **argv) {
     for (const std::string &N : Locator->notes())
       tool::warning("", N);
   const MergeStats &St = Merger.stats();
-  for (const auto &[Hex, U] : St.Unsymbolized) {
-    if (Hex.empty()) // a library linked without a build id
-      tool::warning("", Twine(U.PCs) + " addresses not symbolized in a module "
-                                       "without a build id: binaries are "
-                                       "matched by build id");
-    else
-      tool::warning("", Twine(U.PCs) + " addresses not symbolized in module " +
-                            Hex + ": " + U.Reason);
-  }
+  for (const auto &[Hex, U] : St.Unsymbolized)
+    tool::warning("", Twine(U.PCs) + " addresses not symbolized in module " +
+                          (Hex.empty() ? std::string("<none>") : Hex) + ": " +
+                          U.Reason);
   if (St.DroppedContexts)
     tool::warning("", Twine(St.DroppedContexts) +
                           " contexts had no symbolized frame and were dropped (" +
