@@ -20,6 +20,29 @@ for var in ("HOME", "TMPDIR"):
 if getattr(config, "memprof_sanitizers", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
     config.available_features.add("asan")
 
+# Full-disk tests mount a small tmpfs (lit-tests/tools/with-tmpfs.py): that
+# needs root and a kernel that allows it. Probed once on a fresh directory;
+# without it those tests are UNSUPPORTED, never silently passed.
+def _can_mount_tmpfs():
+    import shutil, subprocess, tempfile
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    d = tempfile.mkdtemp(prefix="memprof-tmpfs-probe-")
+    try:
+        if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=64k", "memprof-probe", d],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) != 0:
+            return False
+        subprocess.call(["umount", d])
+        return True
+    finally:
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+
+if _can_mount_tmpfs():
+    config.available_features.add("tmpfs-mount")
+
 # Oracles and the compiler under their Debian names.
 config.substitutions.append(("%clangxx", "clang++-22"))
 config.substitutions.append(("%clang", "clang-22"))
@@ -37,4 +60,5 @@ config.substitutions.append(("%check-rejects", "python3 " + os.path.join(tools, 
 config.substitutions.append(("%llvm-part", "python3 " + os.path.join(tools, "llvm-part.py")))
 config.substitutions.append(("%run-limited", "python3 " + os.path.join(tools, "run-limited.py")))
 config.substitutions.append(("%make-copies", "python3 " + os.path.join(tools, "make-copies.py")))
+config.substitutions.append(("%with-tmpfs", "python3 " + os.path.join(tools, "with-tmpfs.py")))
 config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "check-show.py")))

@@ -5,6 +5,7 @@
 #include "memprof/format/RawProfileFormat.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
+#include <algorithm>
 
 using namespace llvm;
 
@@ -22,6 +23,9 @@ namespace {
   if (!Var##OrErr)                                                             \
     return Var##OrErr.takeError();                                             \
   auto Var = *Var##OrErr;
+
+/// The most entries reserved up front for a count read from the file.
+constexpr uint64_t MaxReserve = uint64_t(1) << 16;
 
 struct DumpHeader {
   uint64_t Version, TotalSize, SegmentOffset, MIBOffset, StackOffset;
@@ -102,7 +106,10 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
       8 + (Version == 3 ? raw::MIBSizeV3 : raw::MIBSizeV4);
   if (Error E = C.needItems(N, EntrySize, "MIB"))
     return E;
-  P.MIBs.reserve(P.MIBs.size() + N); // N is bounded by the bytes left
+  // N is bounded by the bytes left, but a lying count in a large file (10
+  // GiB of zeros) would still reserve gigabytes before its first bad entry:
+  // reserve at most 64Ki entries, and let real entries grow the table.
+  P.MIBs.reserve(P.MIBs.size() + std::min<uint64_t>(N, MaxReserve));
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
     // The entry's size was checked above (needItems), so the fields are read
@@ -126,7 +133,8 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
       unsigned Width = Version == 4 ? 8 : 2;
       if (Error E = C.needItems(Count, Width, "histogram entry"))
         return E;
-      R.Histogram.reserve(Count);
+      // v5 entries are 2 bytes on disk, 8 in memory: reserve with a cap.
+      R.Histogram.reserve(std::min<uint64_t>(Count, MaxReserve));
       for (uint64_t J = 0; J < Count; ++J) {
         if (Version == 4) {
           TRY(V, C.read<uint64_t>("histogram entry"));
@@ -170,7 +178,7 @@ Error RawParser::parseStacks(DataCursor &C,
     // needItems bounded NumPCs by the bytes left: NumPCs * 8 cannot wrap.
     TRY(PCBytes, C.readBytes(NumPCs * 8, "stack PC"));
     std::vector<uint64_t> PCs;
-    PCs.reserve(NumPCs);
+    PCs.reserve(std::min<uint64_t>(NumPCs, MaxReserve));
     for (uint64_t J = 0; J < NumPCs; ++J) {
       uint64_t PC = support::endian::read64le(PCBytes.data() + 8 * J);
       if (PC == 0)

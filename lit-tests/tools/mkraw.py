@@ -9,6 +9,13 @@ reader: set named fields to hostile values, truncate, concatenate, re-encode.
   mkraw.py many IN OUT COPIES          one v4 dump with COPIES copies of IN's first dump's
       MIBs and stacks, each copy under new stack ids (a large valid profile)
   mkraw.py truncate IN OUT LEN
+  mkraw.py sparse IN OUT SIZE MODE     a sparse file of SIZE bytes (a hole, no disk
+      blocks, past IN's first dump): MODE total: the dump's TotalSize is SIZE, its
+      last (stack) section running on through the hole (valid: the reader never
+      needs the hole); mibcount: the stack section moved to the end of the file,
+      the MIB section spanning the hole and its count as many MIBs as it could hold;
+      second: total, up to SIZE minus the dump, then a copy of the dump at the end
+      (of the first dump of the file given as a 6th argument, if any)
   mkraw.py concat OUT IN [IN...] [--pad N] [--tail HEX]
   mkraw.py reencode IN OUT VERSION     v5 -> v4 (u64 histogram) or v3 (no histogram)
   mkraw.py anyprefixes IN DIR [STEP]   prefixes of any file: the first 128 and every STEP-th
@@ -163,6 +170,40 @@ def main(a):
         open(a[2], "wb").write(b)
     elif cmd == "many":
         open(a[2], "wb").write(many(open(a[1], "rb").read(), int(a[3])))
+    elif cmd == "sparse":
+        b = open(a[1], "rb").read()
+        b = b[:u64(b, 16)]
+        size, mode = int(a[3]), a[4]
+        h = bytearray(b)
+        with open(a[2], "wb") as f:
+            if mode == "total":
+                struct.pack_into("<Q", h, 16, size)
+                f.write(h)
+            elif mode == "second":
+                tail = b
+                if len(a) > 5:
+                    tail = open(a[5], "rb").read()
+                    tail = tail[:u64(tail, 16)]
+                first = size - len(tail)
+                assert first % 8 == 0 and len(tail) % 8 == 0
+                struct.pack_into("<Q", h, 16, first)
+                f.write(h)
+                f.seek(first)
+                f.write(tail)
+            elif mode == "mibcount":
+                stk = u64(b, 40)
+                stacks = b[stk:]
+                end = (size - len(stacks)) & ~7
+                struct.pack_into("<Q", h, 16, end + len(stacks))
+                struct.pack_into("<Q", h, 40, end)
+                mib = u64(b, 32)
+                entry = 8 + (132 if u64(b, 8) == 3 else 144)
+                struct.pack_into("<Q", h, mib, (end - mib - 8) // entry)
+                f.write(h[:stk])
+                f.seek(end)
+                f.write(stacks)
+                size = end + len(stacks)
+            f.truncate(size)
     elif cmd == "truncate":
         open(a[2], "wb").write(open(a[1], "rb").read()[:int(a[3])])
     elif cmd == "concat":

@@ -9,6 +9,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ErrorHandling.h"
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <new>
@@ -55,12 +57,11 @@ void tuneAllocator() {
 #endif
 }
 
-void installOutOfMemoryHandler() {
+void installOutOfMemoryHandler(StringRef Hint) {
   int N = std::snprintf(OutOfMemoryMsg, sizeof(OutOfMemoryMsg),
                         "%s: error: out of memory (an allocation failed); "
-                        "merge fewer or smaller inputs at a time, or raise "
-                        "the memory limit\n",
-                        ToolName.c_str());
+                        "%.*s\n",
+                        ToolName.c_str(), int(Hint.size()), Hint.data());
   OutOfMemoryLen =
       N < 0 ? 0 : std::min<size_t>(size_t(N), sizeof(OutOfMemoryMsg) - 1);
   std::set_new_handler(outOfMemoryNewHandler);
@@ -192,6 +193,51 @@ bool sameFile(StringRef A, StringRef B) {
   return IA == IB;
 }
 
+/// Removes "<Path>.tmp-<pid>-<8 characters>" files whose process is gone.
+/// Pids are this host's: on a directory shared between hosts, another
+/// host's merge could lose its temporary file, and its rename then fails
+/// with an error (never a partial output), as for the runtime's sweep.
+static void sweepStaleTemporaries(StringRef Path) {
+  SmallString<256> Dir(sys::path::parent_path(Path));
+  if (Dir.empty())
+    Dir = ".";
+  std::string Prefix = (sys::path::filename(Path) + ".tmp-").str();
+  unsigned Removed = 0;
+  std::error_code EC;
+  for (sys::fs::directory_iterator I(Dir, EC), E; I != E && !EC;
+       I.increment(EC)) {
+    StringRef Name = sys::path::filename(I->path());
+    if (!Name.consume_front(Prefix))
+      continue;
+    auto [PidText, Rest] = Name.split('-');
+    unsigned long Pid = 0;
+    if (Rest.size() != 8 || PidText.getAsInteger(10, Pid) || Pid == 0 ||
+        Pid > 0x7fffffff)
+      continue;
+    if (::kill(pid_t(Pid), 0) == 0 || errno != ESRCH)
+      continue; // alive (or not ours to signal): still writing
+    sys::fs::file_status St;
+    if (sys::fs::status(I->path(), St, /*Follow=*/false) ||
+        !sys::fs::is_regular_file(St))
+      continue;
+    if (!sys::fs::remove(I->path()))
+      ++Removed;
+  }
+  if (Removed)
+    note("removed " + Twine(Removed) + " stale temporary file" +
+         (Removed == 1 ? "" : "s") + " of " + Path +
+         " (left by a killed process)");
+}
+
+void finishStdout() {
+  outs().flush();
+  if (outs().has_error()) {
+    std::string Msg = "write failed: " + outs().error().message();
+    outs().clear_error();
+    fatal("<stdout>", Msg);
+  }
+}
+
 Error writeFileAtomically(StringRef Path, StringRef Data) {
   if (sys::fs::is_directory(Path))
     return makeError(ErrorCode::IO, "output is a directory");
@@ -213,8 +259,9 @@ Error writeFileAtomically(StringRef Path, StringRef Data) {
     }
     return Error::success();
   }
+  sweepStaleTemporaries(Path);
   SmallString<256> Model(Path);
-  Model += ".tmp-%%%%%%%%";
+  Model += ".tmp-" + std::to_string(::getpid()) + "-%%%%%%%%";
   int FD;
   SmallString<256> Tmp;
   if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Tmp))

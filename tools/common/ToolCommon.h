@@ -31,9 +31,10 @@ void setToolName(llvm::StringRef Name);
 /// step. Call first thing in main.
 void tuneAllocator();
 /// Makes a failed allocation (operator new, or LLVM's own allocators) print
-/// "<tool>: error: out of memory ..." and exit with status 1, removing any
-/// temporary output file, instead of aborting. Call after setToolName.
-void installOutOfMemoryHandler();
+/// "<tool>: error: out of memory (an allocation failed); <Hint>" and exit
+/// with status 1, removing any temporary output file, instead of aborting.
+/// Call after setToolName.
+void installOutOfMemoryHandler(llvm::StringRef Hint);
 /// "<tool>: error: <file>: <message>" (file omitted when empty).
 void error(llvm::StringRef File, const llvm::Twine &Msg);
 void error(llvm::StringRef File, llvm::Error E);
@@ -70,8 +71,16 @@ parseWeightedInput(llvm::StringRef Arg);
 bool sameFile(llvm::StringRef A, llvm::StringRef B);
 
 /// Writes \p Data to a temporary file beside \p Path and renames it into
-/// place, so \p Path holds either its old content or all of the new.
+/// place, so \p Path holds either its old content or all of the new. The
+/// temporary file is "<Path>.tmp-<pid>-<random>"; one that a process killed
+/// while writing (SIGKILL: no handler runs) left beside \p Path is removed
+/// first if that process no longer exists, with a note.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Data);
+
+/// Flushes standard output; a failed write (a full disk, a closed pipe) is
+/// "<tool>: error: <stdout>: write failed: <reason>" and exit status 1,
+/// instead of LLVM's "IO failure on output stream" crash at exit.
+void finishStdout();
 
 } // namespace tool
 } // namespace memprof

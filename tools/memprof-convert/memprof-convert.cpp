@@ -246,6 +246,8 @@ int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-convert");
   tool::tuneAllocator();
+  tool::installOutOfMemoryHandler(
+      "convert a smaller profile, or raise the memory limit");
 
   CLI::App App{
       "Convert MemProf profiles between their binary and text forms.\n\n"
@@ -369,11 +371,7 @@ int main(int argc, char **argv) {
 
   if (Output.empty() || Output == "-") {
     outs() << *Result;
-    outs().flush();
-    if (outs().has_error()) {
-      outs().clear_error();
-      tool::fatal("<stdout>", "write failed");
-    }
+    tool::finishStdout();
     return 0;
   }
   if (Error E = tool::writeFileAtomically(Output, *Result))

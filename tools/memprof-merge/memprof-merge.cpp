@@ -166,7 +166,8 @@ int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-merge");
   tool::tuneAllocator();
-  tool::installOutOfMemoryHandler();
+  tool::installOutOfMemoryHandler(
+      "merge fewer or smaller inputs at a time, or raise the memory limit");
 
   CLI::App App{
       "Merge raw MemProf profiles (LLVM raw v3-v5, as clang's -fmemory-profile\n"

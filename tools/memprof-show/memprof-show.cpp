@@ -12,6 +12,8 @@ int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-show");
   tool::tuneAllocator();
+  tool::installOutOfMemoryHandler(
+      "show fewer or smaller inputs at a time, or raise the memory limit");
 
   CLI::App App{"Show the allocation contexts of MemProf profiles, ranked, with a\n"
                "summary: indexed profiles (memprof-merge's, named by their names\n"
@@ -81,5 +83,6 @@ int main(int argc, char **argv) {
     printReportYAML(*R, outs());
   else
     printReportText(*R, outs());
+  tool::finishStdout();
   return 0;
 }

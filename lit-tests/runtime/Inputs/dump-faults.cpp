@@ -2,15 +2,20 @@
 // allocations, then N dumps through the API (each return code printed and,
 // with MEMPROF_TEST_SHIM_LOG set, appended to that log between the write
 // shim's lines), then an end chosen by the second argument: exit (the exit
-// dump), abort, _exit, or SIGKILL from itself. With MEMPROF_TEST_GATE=G set,
-// it creates G.ready.<pid> after its allocations and exits only once G
-// exists (R16: processes that surely overlap).
-//   dump-faults DUMPS [exit|abort|_exit|kill]
+// dump), abort, _exit, SIGKILL or SIGSEGV from itself, or exit from 8
+// threads at once. A third argument B adds 2^B
+// more contexts (one allocation of 64 bytes each, site site_tree) to make
+// the dump larger; MEMPROF_TEST_FREE_AFTER_DUMP1 names a file removed after
+// the first dump (space freed on a full disk). With MEMPROF_TEST_GATE=G
+// set, it creates G.ready.<pid> after its allocations and exits only once
+// G exists (R16: processes that surely overlap).
+//   dump-faults DUMPS [exit|abort|_exit|kill|segv|exit8] [B]
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 extern "C" int memprof_dump(void) __attribute__((weak));
 
@@ -19,6 +24,25 @@ extern "C" __attribute__((noinline)) void *site_kept(size_t N) {
 }
 extern "C" __attribute__((noinline)) void *site_freed(size_t N) {
   return malloc(N);
+}
+
+extern "C" __attribute__((noinline)) void *site_tree(size_t N) {
+  return malloc(N);
+}
+// Bits selects one of two call sites at each of Levels levels: 2^Levels
+// distinct stacks that end in site_tree.
+extern "C" __attribute__((noinline)) void *tree(unsigned Bits, int Levels) {
+  if (Levels == 0)
+    return site_tree(64);
+  if (Bits & 1)
+    return tree(Bits >> 1, Levels - 1);
+  return tree(Bits >> 1, Levels - 1);
+}
+
+static pthread_barrier_t AllThreads;
+static void *exitTogether(void *) {
+  pthread_barrier_wait(&AllThreads);
+  exit(0);
 }
 
 static void note(const char *Line) {
@@ -41,12 +65,21 @@ int main(int Argc, char **Argv) {
   }
   printf("site site_kept 100 %d\n", 100 * 100 + 99 * 100 / 2);
   printf("site site_freed 100 100000\n");
+  if (Argc > 3) {
+    int Levels = atoi(Argv[3]);
+    for (unsigned B = 0; B < (1u << Levels); ++B)
+      Kept[B % 100] = tree(B, Levels); // kept or not: counted either way
+    printf("site site_tree %u %u\n", 1u << Levels, 64u << Levels);
+  }
   for (int I = 1; I <= Dumps; ++I) {
     int Rc = memprof_dump ? memprof_dump() : -2;
     char Line[64];
     snprintf(Line, sizeof(Line), "after dump %d rc=%s\n", I, Rc ? "failed" : "0");
     note(Line);
     fprintf(stderr, "%s", Line);
+    if (I == 1)
+      if (const char *Free = getenv("MEMPROF_TEST_FREE_AFTER_DUMP1"))
+        unlink(Free);
   }
   fflush(stdout);
   if (const char *Gate = getenv("MEMPROF_TEST_GATE")) {
@@ -64,5 +97,17 @@ int main(int Argc, char **Argv) {
     _exit(0);
   if (!strcmp(End, "kill"))
     raise(SIGKILL);
+  if (!strcmp(End, "segv")) {
+    signal(SIGSEGV, SIG_DFL);
+    *(volatile int *)nullptr = 1;
+  }
+  if (!strcmp(End, "exit8")) {
+    pthread_t T[8];
+    pthread_barrier_init(&AllThreads, nullptr, 8);
+    for (pthread_t &Th : T)
+      pthread_create(&Th, nullptr, exitTogether, nullptr);
+    for (pthread_t &Th : T)
+      pthread_join(Th, nullptr);
+  }
   return 0;
 }

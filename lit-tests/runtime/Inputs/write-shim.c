@@ -1,12 +1,22 @@
-/* A fault-injection shim for the runtime's profile writes, preloaded before
- * libmemprof_rt.so. It watches write() calls on files whose name contains
- * ".tmp." (the runtime's temporary profiles) and, by MEMPROF_TEST_SHIM:
+/* A fault-injection shim for profile writes, preloaded before
+ * libmemprof_rt.so (or into a tool). It watches calls on files whose name
+ * contains ".tmp." (the runtime's temporary profiles; MEMPROF_TEST_SHIM_MATCH
+ * names another text, such as the tools' ".tmp-") and, by MEMPROF_TEST_SHIM:
  *   kill:<bytes>        writes up to <bytes> bytes in all, then SIGKILLs
  *                       the process (a kill in the middle of a dump)
  *   fail:<calls>:<errno> fails the first <calls> such writes with <errno>
  *                       (ENOSPC is 28, EIO 5), later ones go through
- * Every watched call is logged as "write <bytes>" (or "fail") to the file
- * named by MEMPROF_TEST_SHIM_LOG, so a test can count the calls made. */
+ *   short:<bytes>       every such write writes at most <bytes> bytes
+ *   eintr:<calls>       the first <calls> such writes fail with EINTR,
+ *                       writing nothing
+ *   log                 changes nothing; logs "write <bytes> <result>"
+ *                       (the count written, or minus the errno)
+ *   rename:<errno>, fsync:<errno>, close:<errno>
+ *                       that call on the temporary file fails with <errno>
+ *                       (close closes the descriptor first, as Linux does)
+ * Every watched call is logged as "write <bytes>" (or "fail", "eintr",
+ * "rename", "fsync", "close" and what it returned) to the file named by
+ * MEMPROF_TEST_SHIM_LOG, so a test can count the calls made. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +36,17 @@ static int watched(int Fd) {
   if (N <= 0)
     return 0;
   Path[N] = 0;
-  return strstr(Path, ".tmp.") != NULL;
+  const char *Match = getenv("MEMPROF_TEST_SHIM_MATCH");
+  return strstr(Path, Match ? Match : ".tmp.") != NULL;
+}
+
+/* The <errno> of "<call>:<errno>" if MEMPROF_TEST_SHIM is that, else 0. */
+static int failing(const char *Call) {
+  const char *Mode = getenv("MEMPROF_TEST_SHIM");
+  size_t L = strlen(Call);
+  if (!Mode || strncmp(Mode, Call, L) != 0 || Mode[L] != ':')
+    return 0;
+  return atoi(Mode + L + 1);
 }
 
 static void logLine(const char *What, long N) {
@@ -59,6 +79,32 @@ ssize_t write(int Fd, const void *Buf, size_t N) {
     logLine("write", (long)N);
     return syscall(SYS_write, Fd, Buf, N);
   }
+  if (strcmp(Mode, "log") == 0) {
+    long R = (long)syscall(SYS_write, Fd, Buf, N);
+    int Err = errno;
+    char What[48];
+    snprintf(What, sizeof(What), "write %zu", N);
+    logLine(What, R < 0 ? -(long)Err : R);
+    errno = Err;
+    return R;
+  }
+  if (strncmp(Mode, "short:", 6) == 0) {
+    size_t Max = (size_t)atol(Mode + 6);
+    if (N > Max)
+      N = Max;
+    logLine("write", (long)N);
+    return syscall(SYS_write, Fd, Buf, N);
+  }
+  if (strncmp(Mode, "eintr:", 6) == 0) {
+    if (Failed < atol(Mode + 6)) {
+      ++Failed;
+      logLine("eintr", (long)N);
+      errno = EINTR;
+      return -1;
+    }
+    logLine("write", (long)N);
+    return syscall(SYS_write, Fd, Buf, N);
+  }
   if (strncmp(Mode, "fail:", 5) == 0) {
     char *End;
     long Calls = strtol(Mode + 5, &End, 10);
@@ -73,4 +119,36 @@ ssize_t write(int Fd, const void *Buf, size_t N) {
     return syscall(SYS_write, Fd, Buf, N);
   }
   return syscall(SYS_write, Fd, Buf, N);
+}
+
+int fsync(int Fd) {
+  int Err = failing("fsync");
+  if (Err && watched(Fd)) {
+    logLine("fsync", -1);
+    errno = Err;
+    return -1;
+  }
+  return (int)syscall(SYS_fsync, Fd);
+}
+
+int close(int Fd) {
+  int Err = failing("close");
+  if (Err && watched(Fd)) {
+    syscall(SYS_close, Fd);
+    logLine("close", -1);
+    errno = Err;
+    return -1;
+  }
+  return (int)syscall(SYS_close, Fd);
+}
+
+int rename(const char *From, const char *To) {
+  const char *Match = getenv("MEMPROF_TEST_SHIM_MATCH");
+  int Err = failing("rename");
+  if (Err && strstr(From, Match ? Match : ".tmp.")) {
+    logLine("rename", -1);
+    errno = Err;
+    return -1;
+  }
+  return (int)syscall(SYS_renameat, AT_FDCWD, From, AT_FDCWD, To);
 }
