@@ -13,7 +13,8 @@
  *                       (the count written, or minus the errno)
  *   rename:<errno>, fsync:<errno>, close:<errno>
  *                       that call on the temporary file fails with <errno>
- *                       (close closes the descriptor first, as Linux does)
+ *                       (close closes the descriptor first, as Linux does;
+ *                       rename fails link too: both name the file)
  * Every watched call is logged as "write <bytes>" (or "fail", "eintr",
  * "rename", "fsync", "close" and what it returned) to the file named by
  * MEMPROF_TEST_SHIM_LOG, so a test can count the calls made. */
@@ -151,4 +152,15 @@ int rename(const char *From, const char *To) {
     return -1;
   }
   return (int)syscall(SYS_renameat, AT_FDCWD, From, AT_FDCWD, To);
+}
+
+int link(const char *From, const char *To) {
+  const char *Match = getenv("MEMPROF_TEST_SHIM_MATCH");
+  int Err = failing("rename");
+  if (Err && strstr(From, Match ? Match : ".tmp.")) {
+    logLine("link", -1);
+    errno = Err;
+    return -1;
+  }
+  return (int)syscall(SYS_linkat, AT_FDCWD, From, AT_FDCWD, To, 0);
 }
