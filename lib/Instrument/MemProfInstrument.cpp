@@ -4,7 +4,8 @@
 // the memprof runtime's shadow counter of the 64-byte granule of its first
 // byte, with the same counts as one increment per access but fewer updates:
 //
-//  - accesses that cannot touch the heap (allocas, globals) are skipped;
+//  - accesses that cannot touch the heap (allocas, globals, also through
+//    phis and selects) are skipped;
 //  - accesses to one base pointer at constant offsets within one block (no
 //    barrier in between) become one update when they fall in one granule,
 //    which is tested at run time because heap blocks are only 16- or
@@ -184,10 +185,15 @@ private:
 bool Instrumenter::mayTouchHeap(Value *P) const {
   if (P->getType()->getPointerAddressSpace() != 0)
     return false;
-  const Value *Obj = getUnderlyingObject(P);
-  // Stack slots, globals (thread-local too) and constants are never heap.
-  return !isa<AllocaInst>(Obj) && !isa<GlobalValue>(Obj) &&
-         !isa<ConstantData>(Obj) && !isa<ConstantExpr>(Obj);
+  // Through GEPs, casts, phis and selects: a pointer all of whose possible
+  // objects are stack slots, globals (thread-local too) or constants is
+  // never heap.
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(P, Objs);
+  return llvm::any_of(Objs, [](const Value *Obj) {
+    return !isa<AllocaInst>(Obj) && !isa<GlobalValue>(Obj) &&
+           !isa<ConstantData>(Obj) && !isa<ConstantExpr>(Obj);
+  });
 }
 
 Value *Instrumenter::counterOf(IRBuilder<> &B, Value *Addr) {

@@ -1,7 +1,8 @@
 ; What the pass emits for single accesses: the shadow base read once per
 ; function with the sink chosen before the runtime started, one
 ; load/add/store of the granule counter before each access, nothing for
-; allocas and globals, atomics counted like loads and stores, memory
+; allocas and globals (through phis and selects too), atomics counted like
+; loads and stores, memory
 ; intrinsics counted per 8-byte word (inline up to 64 constant bytes, by
 ; memprof_record_strided otherwise, or inline when a variable range lies in
 ; one granule), the module constructor with the
@@ -67,6 +68,45 @@ define i64 @not_heap(i64 %x) {
   store i64 %v, ptr @g
   %r = add i64 %v, %w
   ret i64 %r
+}
+
+; Through selects and phis: a pointer that is a stack slot or a global on
+; every path is not the heap either.
+; CHECK-LABEL: define i64 @not_heap_phi_select(
+; CHECK-NOT: memprof
+; CHECK: ret i64
+define i64 @not_heap_phi_select(i1 %c, i64 %i) {
+entry:
+  %a = alloca [4 x i64]
+  %b = alloca i64
+  %s = select i1 %c, ptr %a, ptr @g
+  store i64 1, ptr %s
+  br i1 %c, label %then, label %join
+then:
+  %q = getelementptr i64, ptr %a, i64 %i
+  br label %join
+join:
+  %p = phi ptr [ %q, %then ], [ %b, %entry ]
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+
+; One heap candidate among the objects (the argument) is enough to count.
+; CHECK-LABEL: define i64 @maybe_heap_phi(
+; CHECK: join:
+; CHECK: %memprof.ctr = inttoptr
+; CHECK: %v = load i64, ptr %p
+define i64 @maybe_heap_phi(i1 %c, ptr %h) {
+entry:
+  %b = alloca i64
+  store i64 0, ptr %b
+  br i1 %c, label %then, label %join
+then:
+  br label %join
+join:
+  %p = phi ptr [ %h, %then ], [ %b, %entry ]
+  %v = load i64, ptr %p
+  ret i64 %v
 }
 
 ; CHECK-LABEL: define i64 @atomics(

@@ -35,6 +35,7 @@ SITE(site_loop_call)
 SITE(site_loop_nested)
 SITE(site_returning_calls)
 SITE(site_coalesced)
+SITE(site_stack_or_heap)
 SITE(site_before_init)
 SITE(site_opt_out)
 
@@ -334,6 +335,21 @@ NOINSTR void notedCoalesced(char *W) {
     note(W + O);
 }
 
+// A pointer that is a stack slot on every path (a select or phi of
+// allocas) is not instrumented; one that may be the heap block on some path
+// is, and counts exactly when it is.
+NOINLINE uint64_t stackOrHeap(char *P, size_t Pick) {
+  uint64_t Local[8];
+  for (int I = 0; I < 8; ++I)
+    ((volatile uint64_t *)Local)[I] = I;
+  volatile uint64_t *Q = (Pick & 1) ? (volatile uint64_t *)P : Local;
+  volatile uint64_t *R = (Pick & 2) ? Local + 1 : Local + 2;
+  uint64_t S = Q[1] + Q[2] + *R;
+  if (Pick & 4)
+    R = Local + 5;
+  return S + *R + Q[7];
+}
+
 NOINLINE uint64_t touchAll(char *P) {
   uint64_t S = 0;
   for (int I = 0; I < 16; ++I)
@@ -467,6 +483,17 @@ NOINSTR int main(int Argc, char **Argv) {
     notedCoalesced(P + O);
   }
   finish("site_coalesced", P, 64 * 3 + 128);
+
+  P = begin(site_stack_or_heap(64));
+  memset(P, 0, 64);
+  for (size_t Pick = 0; Pick < 8; ++Pick) {
+    Opaque = Pick;
+    Sink += stackOrHeap(P, Opaque);
+    if (Pick & 1)
+      for (int O : {8, 16, 56})
+        note(P + O);
+  }
+  finish("site_stack_or_heap", P, 64);
 
   P = begin(site_before_init(256));
   memset(P, 0, 256);
