@@ -32,6 +32,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -56,6 +57,7 @@ constexpr const char *ShadowBaseName = "memprof_shadow_base";
 constexpr const char *VersionCheckName = "memprof_rt_version_1";
 constexpr const char *InitName = "memprof_init";
 constexpr const char *StridedName = "memprof_record_strided";
+constexpr const char *StartName = "memprof_shadow_start";
 constexpr const char *DefaultDirName = "memprof_set_default_output_dir";
 constexpr const char *MarkerName = "memprof.instrumented";
 constexpr unsigned GranuleShift = 6;
@@ -74,6 +76,12 @@ cl::opt<bool> ClHoist("memprof-instrument-hoist",
                       cl::desc("hoist the counter updates of invariant and "
                                "strided accesses out of simple loops"),
                       cl::init(true), cl::Hidden);
+cl::opt<bool> ClSink("memprof-instrument-sink",
+                     cl::desc("send the updates of functions entered before "
+                              "the shadow exists to a sink (a mask per update) "
+                              "instead of reserving the shadow then; for "
+                              "processes that cannot reserve it"),
+                     cl::init(false), cl::Hidden);
 cl::list<std::string>
     ClInclude("memprof-instrument-include",
               cl::desc("instrument only functions whose (mangled) name "
@@ -147,9 +155,17 @@ public:
     ShadowBase = M.getOrInsertGlobal(ShadowBaseName, I64);
     if (auto *GV = dyn_cast<GlobalVariable>(ShadowBase))
       GV->setAlignment(Align(8));
-    Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
-                              ConstantInt::get(I64, 0), "memprof.sink");
-    Sink->setAlignment(Align(64));
+    if (ClSink) {
+      Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
+                                ConstantInt::get(I64, 0), "memprof.sink");
+      Sink->setAlignment(Align(64));
+    } else {
+      Start = M.getOrInsertFunction(StartName, I64);
+      if (auto *Fn = dyn_cast<Function>(Start.getCallee())) {
+        Fn->addFnAttr(Attribute::NoUnwind);
+        Fn->addFnAttr(Attribute::Cold);
+      }
+    }
     Strided = M.getOrInsertFunction(StridedName, Type::getVoidTy(C), I64, I64,
                                     I64, I64);
   }
@@ -162,18 +178,23 @@ private:
   Type *I64;
   PointerType *Ptr;
   Constant *ShadowBase;
-  GlobalVariable *Sink;
+  GlobalVariable *Sink = nullptr;
   FunctionCallee Strided;
+  FunctionCallee Start;
 
-  // Per function: the shadow base (the sink's address when the runtime has
-  // not started) and the mask applied to (address >> 3).
+  // Per function: the shadow base (with -memprof-instrument-sink, the sink's
+  // address when the runtime has not started, and the mask applied to
+  // (address >> 3)). Otherwise the base as read at entry, replaced at the end
+  // by a phi of it and of memprof_shadow_start()'s result when it was 0.
   Value *Base = nullptr;
   Value *Mask = nullptr;
+  LoadInst *RawBase = nullptr;
 
   bool mayTouchHeap(Value *P) const;
   Value *counterOf(IRBuilder<> &B, Value *Addr);
   void increment(IRBuilder<> &B, Value *Counter, Value *By);
   void emitPrologue(Function &F);
+  void finishPrologue(Function &F);
   void emitSegment(ArrayRef<PointAccess> Points);
   void emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets,
                  Value *BasePtr);
@@ -199,9 +220,11 @@ bool Instrumenter::mayTouchHeap(Value *P) const {
 Value *Instrumenter::counterOf(IRBuilder<> &B, Value *Addr) {
   Value *A = Addr->getType()->isPointerTy() ? B.CreatePtrToInt(Addr, I64)
                                             : Addr;
-  // (A >> 6) << 3 == (A >> 3) & ~7; the mask is 0 before the runtime has
-  // started, when every update goes to the sink.
-  Value *Off = B.CreateAnd(B.CreateLShr(A, 3), Mask);
+  // (A >> 6) << 3, which x86-64 folds into the addressing mode (a shift and
+  // the update). With the sink, (A >> 3) & mask: the mask is 0 before the
+  // runtime has started, when every update goes to the sink.
+  Value *Off = ClSink ? B.CreateAnd(B.CreateLShr(A, 3), Mask)
+                      : B.CreateShl(B.CreateLShr(A, GranuleShift), 3);
   return B.CreateIntToPtr(B.CreateAdd(Base, Off), Ptr, "memprof.ctr");
 }
 
@@ -211,17 +234,63 @@ void Instrumenter::increment(IRBuilder<> &B, Value *Counter, Value *By) {
 }
 
 void Instrumenter::emitPrologue(Function &F) {
-  IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
-  // Read once per call: a function entered before the runtime started counts
-  // into the sink for the rest of that call.
+  BasicBlock &Entry = F.getEntryBlock();
+  // The entry block's static allocas first, so that the block split of
+  // finishPrologue leaves them where they are.
+  BasicBlock::iterator At = Entry.getFirstInsertionPt();
+  for (Instruction &I : make_early_inc_range(Entry)) {
+    auto *AI = dyn_cast<AllocaInst>(&I);
+    if (!AI || !AI->isStaticAlloca())
+      continue;
+    if (&*At == AI)
+      ++At;
+    else
+      AI->moveBefore(Entry, At);
+  }
+  IRBuilder<> B(&Entry, At);
+  // Read once per call.
   LoadInst *Raw = B.CreateAlignedLoad(I64, ShadowBase, Align(8),
                                       "memprof.shadow");
   Raw->setAtomic(AtomicOrdering::Unordered);
+  if (!ClSink) {
+    RawBase = Raw;
+    Base = Raw;
+    return;
+  }
+  // A function entered before the runtime started counts into the sink for
+  // the rest of that call.
   Value *Off = B.CreateICmpEQ(Raw, ConstantInt::get(I64, 0));
   Base = B.CreateSelect(Off, B.CreatePtrToInt(Sink, I64), Raw,
                         "memprof.base");
   Mask = B.CreateSelect(Off, ConstantInt::get(I64, 0),
                         ConstantInt::get(I64, ~uint64_t(7)), "memprof.mask");
+}
+
+/// Without the sink: if the base read at entry is 0 (code running before the
+/// runtime has started), memprof_shadow_start() reserves the shadow and
+/// returns the base. Done last, when no analysis of F is needed any more.
+void Instrumenter::finishPrologue(Function &F) {
+  if (!RawBase)
+    return;
+  BasicBlock *Entry = RawBase->getParent();
+  BasicBlock *Rest =
+      Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
+  Entry->getTerminator()->eraseFromParent();
+  BasicBlock *Slow = BasicBlock::Create(C, "memprof.start", &F, Rest);
+  IRBuilder<> S(Slow);
+  if (DISubprogram *SP = F.getSubprogram())
+    S.SetCurrentDebugLocation(DILocation::get(C, 0, 0, SP));
+  CallInst *Started = S.CreateCall(Start, {}, "memprof.started.base");
+  S.CreateBr(Rest);
+  PHINode *Phi = PHINode::Create(I64, 2, "memprof.base");
+  Phi->insertBefore(Rest->begin());
+  RawBase->replaceAllUsesWith(Phi);
+  Phi->addIncoming(RawBase, Entry);
+  Phi->addIncoming(Started, Slow);
+  IRBuilder<> B(Entry);
+  B.CreateCondBr(B.CreateICmpEQ(RawBase, ConstantInt::get(I64, 0)), Slow, Rest,
+                 MDBuilder(C).createUnlikelyBranchWeights());
+  RawBase = nullptr;
 }
 
 /// Accesses at BasePtr + Offset (Offsets sorted, spanning less than 64
@@ -499,6 +568,7 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
     B.CreateCall(Strided, {Addr, ConstantInt::get(I64, WordBytes), Words,
                            ConstantInt::get(I64, 1)});
   }
+  finishPrologue(F);
   return true;
 }
 
