@@ -20,7 +20,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -72,6 +75,12 @@ cl::opt<bool> ClCoalesce("memprof-instrument-coalesce",
                          cl::desc("coalesce the counter updates of accesses to "
                                   "one base pointer within a block"),
                          cl::init(true), cl::Hidden);
+cl::opt<bool> ClCrossBlock(
+    "memprof-instrument-cross-block",
+    cl::desc("coalesce the counter updates of accesses to one base pointer "
+             "in blocks that run exactly once each time an earlier block "
+             "does"),
+    cl::init(true), cl::Hidden);
 cl::opt<bool> ClHoist("memprof-instrument-hoist",
                       cl::desc("hoist the counter updates of invariant and "
                                "strided accesses out of simple loops"),
@@ -102,6 +111,9 @@ cl::opt<std::string>
 struct PointAccess {
   Instruction *At; ///< the instruction the update goes before
   Value *Ptr;
+  /// Moved into the segment of an earlier block (coalesceAcrossBlocks): its
+  /// update goes before that block's first access to the same base.
+  bool Moved = false;
 };
 
 /// A memory intrinsic's range: one count per 8-byte word of [Ptr, Ptr+Len).
@@ -196,6 +208,12 @@ private:
   void emitPrologue(Function &F);
   void finishPrologue(Function &F);
   void emitSegment(ArrayRef<PointAccess> Points);
+  std::pair<Value *, int64_t> baseOf(Value *Ptr) const;
+  void coalesceAcrossBlocks(
+      Function &F, FunctionAnalysisManager &FAM,
+      MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
+      const DenseMap<BasicBlock *, unsigned> &Barriers);
+
   void emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets,
                  Value *BasePtr);
   bool hoist(Function &F, FunctionAnalysisManager &FAM,
@@ -338,23 +356,22 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
   }
   // Group by the pointer stripped of constant offsets, in first-use order.
   MapVector<Value *, SmallVector<std::pair<int64_t, Instruction *>, 4>> Groups;
+  DenseMap<Value *, Instruction *> FirstAts;
   for (const PointAccess &P : Points) {
-    APInt Off(DL.getIndexTypeSizeInBits(P.Ptr->getType()), 0);
-    Value *BasePtr = P.Ptr->stripAndAccumulateConstantOffsets(
-        DL, Off, /*AllowNonInbounds=*/true);
-    int64_t O = Off.getSExtValue();
-    if (Off.getSignificantBits() > 48) { // far offsets: not worth grouping
-      BasePtr = P.Ptr;
-      O = 0;
-    }
+    auto [BasePtr, O] = baseOf(P.Ptr);
     Groups[BasePtr].push_back({O, P.At});
+    // The update goes before the group's first access in the segment's
+    // block (accesses moved from later blocks come after it; a group with
+    // such accesses always has one of its own block).
+    if (P.Moved)
+      continue;
+    Instruction *&First = FirstAts[BasePtr];
+    if (!First || P.At->comesBefore(First))
+      First = P.At;
   }
   for (auto &[BasePtr, List] : Groups) {
-    // The update goes before the group's first access (in block order).
-    Instruction *FirstAt = List.front().second;
-    for (auto &E : List)
-      if (E.second->comesBefore(FirstAt))
-        FirstAt = E.second;
+    Instruction *FirstAt = FirstAts.lookup(BasePtr);
+    assert(FirstAt && "a group of moved accesses only");
     llvm::sort(List, [](auto &X, auto &Y) { return X.first < Y.first; });
     // Windows of less than 64 bytes.
     size_t Begin = 0;
@@ -367,6 +384,90 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
       Window.front().second = FirstAt; // insertion point
       emitGroup(Window, BasePtr);
       Begin = End;
+    }
+  }
+}
+
+std::pair<Value *, int64_t> Instrumenter::baseOf(Value *Ptr) const {
+  APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+  Value *BasePtr =
+      Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+  if (Off.getSignificantBits() > 48) // far offsets: not worth grouping
+    return {Ptr, 0};
+  return {BasePtr, Off.getSExtValue()};
+}
+
+/// Moves accesses of a block B2 into the last segment of an earlier block B1
+/// when B2 runs exactly once each time B1 does, with no barrier between
+/// them, and B1 already accesses the same base: their updates then join
+/// B1's group. B2 is B1's immediate post-dominator (then the next one, ...),
+/// B1 dominates B2, both are in the same loop of a reducible CFG (so B2
+/// cannot run twice without B1 in between), and every path from the end of
+/// B1 reaches B2 through at most 32 barrier-free blocks, without a cycle
+/// and without returning to B1 (so each run of B1 is followed by one of B2).
+void Instrumenter::coalesceAcrossBlocks(
+    Function &F, FunctionAnalysisManager &FAM,
+    MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
+    const DenseMap<BasicBlock *, unsigned> &Barriers) {
+  auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+  auto &PDT = FAM.getResult<PostDominatorTreeAnalysis>(F);
+  auto &LI = FAM.getResult<LoopAnalysis>(F);
+  ReversePostOrderTraversal<Function *> RPOT(&F);
+  if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
+    return;
+  auto Reaches = [&](BasicBlock *From, BasicBlock *To) {
+    DenseMap<BasicBlock *, bool> Done; // false: being visited
+    std::function<bool(BasicBlock *)> Visit = [&](BasicBlock *BB) {
+      if (BB == To)
+        return true;
+      if (BB == From)
+        return false;
+      auto It = Done.find(BB);
+      if (It != Done.end())
+        return It->second; // a block still being visited: a cycle
+      if (Done.size() >= 32 || succ_empty(BB) || Barriers.lookup(BB))
+        return false;
+      Done[BB] = false;
+      for (BasicBlock *S : successors(BB))
+        if (!Visit(S))
+          return false;
+      Done[BB] = true;
+      return true;
+    };
+    return !succ_empty(From) &&
+           llvm::all_of(successors(From), [&](BasicBlock *S) { return Visit(S); });
+  };
+  for (BasicBlock *B1 : RPOT) {
+    auto It = Segments.find({B1, Barriers.lookup(B1)});
+    if (It == Segments.end())
+      continue;
+    DenseSet<Value *> Bases;
+    for (const PointAccess &P : It->second.Points)
+      Bases.insert(baseOf(P.Ptr).first);
+    DomTreeNode *N = PDT.getNode(B1);
+    for (unsigned Step = 0; Step < 8 && N; ++Step) {
+      N = N->getIDom();
+      BasicBlock *B2 = N ? N->getBlock() : nullptr;
+      if (!B2 || B2 == B1 || !DT.dominates(B1, B2) ||
+          LI.getLoopFor(B1) != LI.getLoopFor(B2) || !Reaches(B1, B2))
+        break;
+      auto J = Segments.find({B2, 0});
+      if (J != Segments.end()) {
+        auto &From = J->second.Points;
+        auto &Into = It->second.Points; // It stays valid: no insertion
+        SmallVector<PointAccess, 8> Stay;
+        for (PointAccess P : From) {
+          if (Bases.count(baseOf(P.Ptr).first)) {
+            P.Moved = true;
+            Into.push_back(P);
+          } else {
+            Stay.push_back(P);
+          }
+        }
+        From.assign(Stay.begin(), Stay.end());
+      }
+      if (Barriers.lookup(B2)) // the chain stops at B2's first barrier
+        break;
     }
   }
 }
@@ -536,17 +637,23 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
 
   // Segments: the remaining accesses of a block between barriers.
   DenseMap<Instruction *, unsigned> Position;
+  DenseMap<BasicBlock *, unsigned> Barriers; // per block
   for (BasicBlock &BB : F) {
     unsigned Pos = 0;
     for (Instruction &I : BB)
       Position[&I] = isBarrier(I) ? ++Pos : Pos;
+    if (Pos)
+      Barriers[&BB] = Pos;
   }
   MapVector<std::pair<BasicBlock *, unsigned>, Segment> Segments;
   for (const PointAccess &P : Points)
     if (!Hoisted.count(P.At))
       Segments[{P.At->getParent(), Position[P.At]}].Points.push_back(P);
+  if (ClCoalesce && ClCrossBlock)
+    coalesceAcrossBlocks(F, FAM, Segments, Barriers);
   for (auto &[K, S] : Segments)
-    emitSegment(S.Points);
+    if (!S.Points.empty())
+      emitSegment(S.Points);
 
   // A variable range that lies in one granule (1 <= len <= 64 - (addr & 63),
   // the common case of short copies) is counted inline; any other one by

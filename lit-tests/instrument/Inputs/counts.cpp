@@ -36,6 +36,7 @@ SITE(site_loop_nested)
 SITE(site_returning_calls)
 SITE(site_coalesced)
 SITE(site_stack_or_heap)
+SITE(site_cross_blocks)
 SITE(site_opt_out)
 
 //===-- The truth (not instrumented) ----------------------------------------===//
@@ -334,6 +335,40 @@ NOINSTR void notedCoalesced(char *W) {
     note(W + O);
 }
 
+// Fields of one pointer in blocks that run once each time the entry does
+// (the join of an if/else) share the entry's update; a field accessed under
+// a condition, after an early return or in a loop keeps its own.
+static volatile int G1, G2;
+NOINLINE uint64_t crossBlocks(volatile Wide *W, size_t K) {
+  uint64_t S = W->A;
+  if (K & 1) {
+    G1 = 1;
+    S += W->C;
+  } else {
+    G2 = 2;
+  }
+  S += W->B;
+  if (K & 2)
+    return S;
+  S += W->D;
+  for (size_t I = 0; I < (K & 4); ++I)
+    S += W->E;
+  W->B = S;
+  return S;
+}
+NOINSTR void notedCrossBlocks(char *W, size_t K) {
+  note(W);
+  if (K & 1)
+    note(W + 40);
+  note(W + 8);
+  if (K & 2)
+    return;
+  note(W + 56);
+  for (size_t I = 0; I < (K & 4); ++I)
+    note(W + 64);
+  note(W + 8);
+}
+
 // A pointer that is a stack slot on every path (a select or phi of
 // allocas) is not instrumented; one that may be the heap block on some path
 // is, and counts exactly when it is.
@@ -507,6 +542,17 @@ NOINSTR int main(int Argc, char **Argv) {
     notedCoalesced(P + O);
   }
   finish("site_coalesced", P, 64 * 3 + 128);
+
+  // Every path, at every position of the struct in its granule.
+  P = begin(site_cross_blocks(64 * 3 + 128));
+  memset(P, 0, 64 * 3 + 128);
+  for (int O = 0; O < 128; O += 4)
+    for (size_t K = 0; K < 8; ++K) {
+      Opaque = K;
+      Sink += crossBlocks((volatile Wide *)(P + O), Opaque);
+      notedCrossBlocks(P + O, K);
+    }
+  finish("site_cross_blocks", P, 64 * 3 + 128);
 
   P = begin(site_stack_or_heap(64));
   memset(P, 0, 64);
