@@ -401,10 +401,11 @@ std::pair<Value *, int64_t> Instrumenter::baseOf(Value *Ptr) const {
 /// when B2 runs exactly once each time B1 does, with no barrier between
 /// them, and B1 already accesses the same base: their updates then join
 /// B1's group. B2 is B1's immediate post-dominator (then the next one, ...),
-/// B1 dominates B2, both are in the same loop of a reducible CFG (so B2
-/// cannot run twice without B1 in between), and every path from the end of
-/// B1 reaches B2 through at most 32 barrier-free blocks, without a cycle
-/// and without returning to B1 (so each run of B1 is followed by one of B2).
+/// B1 dominates B2, B2 cannot run twice without B1 in between (in a
+/// reducible CFG: both are in the same loop; otherwise no cycle through B2
+/// avoids B1), and every path from the end of B1 reaches B2 through at most
+/// 32 barrier-free blocks, without a cycle and without returning to B1 (so
+/// each run of B1 is followed by one of B2).
 void Instrumenter::coalesceAcrossBlocks(
     Function &F, FunctionAnalysisManager &FAM,
     MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
@@ -413,8 +414,29 @@ void Instrumenter::coalesceAcrossBlocks(
   auto &PDT = FAM.getResult<PostDominatorTreeAnalysis>(F);
   auto &LI = FAM.getResult<LoopAnalysis>(F);
   ReversePostOrderTraversal<Function *> RPOT(&F);
-  if (containsIrreducibleCFG<const BasicBlock *>(RPOT, LI))
-    return;
+  bool Irreducible = containsIrreducibleCFG<const BasicBlock *>(RPOT, LI);
+  // Whether B2 can run twice without B1 in between: in a reducible CFG,
+  // whether they are in different loops; otherwise whether a cycle through
+  // B2 avoids B1. The blocks of such a cycle are all dominated by B1 (one
+  // that is not would reach B2 without B1), so the search stays there; it
+  // gives up (true) after 64 blocks.
+  auto MayRepeat = [&](BasicBlock *B1, BasicBlock *B2) {
+    if (!Irreducible)
+      return LI.getLoopFor(B1) != LI.getLoopFor(B2);
+    SmallPtrSet<BasicBlock *, 32> Seen;
+    SmallVector<BasicBlock *, 32> Work(succ_begin(B2), succ_end(B2));
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (BB == B2)
+        return true;
+      if (BB == B1 || !DT.dominates(B1, BB) || !Seen.insert(BB).second)
+        continue;
+      if (Seen.size() > 64)
+        return true;
+      Work.append(succ_begin(BB), succ_end(BB));
+    }
+    return false;
+  };
   auto Reaches = [&](BasicBlock *From, BasicBlock *To) {
     DenseMap<BasicBlock *, bool> Done; // false: being visited
     std::function<bool(BasicBlock *)> Visit = [&](BasicBlock *BB) {
@@ -448,8 +470,8 @@ void Instrumenter::coalesceAcrossBlocks(
     for (unsigned Step = 0; Step < 8 && N; ++Step) {
       N = N->getIDom();
       BasicBlock *B2 = N ? N->getBlock() : nullptr;
-      if (!B2 || B2 == B1 || !DT.dominates(B1, B2) ||
-          LI.getLoopFor(B1) != LI.getLoopFor(B2) || !Reaches(B1, B2))
+      if (!B2 || B2 == B1 || !DT.dominates(B1, B2) || MayRepeat(B1, B2) ||
+          !Reaches(B1, B2))
         break;
       auto J = Segments.find({B2, 0});
       if (J != Segments.end()) {

@@ -261,3 +261,53 @@ join:
   %b = load i64, ptr %pb
   ret i64 %b
 }
+
+; Irreducible control flow elsewhere in the function (x <-> y, entered at
+; both): the diamond after it still coalesces.
+; CHECK-LABEL: define i64 @irreducible_elsewhere(
+; CHECK: add i64 {{%.*}}, 2
+; CHECK: join:
+; CHECK-NOT: memprof.ctr
+; CHECK: ret i64
+define i64 @irreducible_elsewhere(ptr %p, i1 %c, i1 %d) {
+entry:
+  br i1 %c, label %x, label %y
+x:
+  store volatile i32 1, ptr @g1
+  br i1 %d, label %y, label %body
+y:
+  store volatile i32 2, ptr @g1
+  br i1 %d, label %x, label %body
+body:
+  %a = load i64, ptr %p
+  br i1 %c, label %then, label %join
+then:
+  store volatile i32 3, ptr @g1
+  br label %join
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  %s = add i64 %a, %b
+  ret i64 %s
+}
+
+; The join is on an irreducible cycle (join <-> z, entered at both) that
+; avoids the entry block: it can run more often, and keeps its update.
+; CHECK-LABEL: define i64 @irreducible_repeat(
+; CHECK: join:
+; CHECK: %memprof.ctr
+; CHECK: %b = load i64
+define i64 @irreducible_repeat(ptr %p, i1 %c, i1 %d) {
+entry:
+  %a = load i64, ptr %p
+  br i1 %c, label %join, label %z
+z:
+  store volatile i32 1, ptr @g1
+  br label %join
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  br i1 %d, label %z, label %out
+out:
+  ret i64 %b
+}
