@@ -4,7 +4,8 @@
 // the memprof runtime's shadow counter of the 64-byte granule of its first
 // byte, with the same counts as one increment per access but fewer updates:
 //
-//  - accesses that cannot touch the heap (allocas, globals) are skipped;
+//  - accesses that cannot touch the heap (allocas, globals, also through
+//    phis and selects) are skipped;
 //  - accesses to one base pointer at constant offsets within one block (no
 //    barrier in between) become one update when they fall in one granule,
 //    which is tested at run time because heap blocks are only 16- or
@@ -19,7 +20,10 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/PostOrderIterator.h"
+#include "llvm/Analysis/CFG.h"
 #include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
 #include "llvm/Analysis/ValueTracking.h"
@@ -31,6 +35,7 @@
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
+#include "llvm/IR/MDBuilder.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -55,6 +60,7 @@ constexpr const char *ShadowBaseName = "memprof_shadow_base";
 constexpr const char *VersionCheckName = "memprof_rt_version_1";
 constexpr const char *InitName = "memprof_init";
 constexpr const char *StridedName = "memprof_record_strided";
+constexpr const char *StartName = "memprof_shadow_start";
 constexpr const char *DefaultDirName = "memprof_set_default_output_dir";
 constexpr const char *MarkerName = "memprof.instrumented";
 constexpr unsigned GranuleShift = 6;
@@ -69,10 +75,22 @@ cl::opt<bool> ClCoalesce("memprof-instrument-coalesce",
                          cl::desc("coalesce the counter updates of accesses to "
                                   "one base pointer within a block"),
                          cl::init(true), cl::Hidden);
+cl::opt<bool> ClCrossBlock(
+    "memprof-instrument-cross-block",
+    cl::desc("coalesce the counter updates of accesses to one base pointer "
+             "in blocks that run exactly once each time an earlier block "
+             "does"),
+    cl::init(true), cl::Hidden);
 cl::opt<bool> ClHoist("memprof-instrument-hoist",
                       cl::desc("hoist the counter updates of invariant and "
                                "strided accesses out of simple loops"),
                       cl::init(true), cl::Hidden);
+cl::opt<bool> ClSink("memprof-instrument-sink",
+                     cl::desc("send the updates of functions entered before "
+                              "the shadow exists to a sink (a mask per update) "
+                              "instead of reserving the shadow then; for "
+                              "processes that cannot reserve it"),
+                     cl::init(false), cl::Hidden);
 cl::list<std::string>
     ClInclude("memprof-instrument-include",
               cl::desc("instrument only functions whose (mangled) name "
@@ -93,6 +111,9 @@ cl::opt<std::string>
 struct PointAccess {
   Instruction *At; ///< the instruction the update goes before
   Value *Ptr;
+  /// Moved into the segment of an earlier block (coalesceAcrossBlocks): its
+  /// update goes before that block's first access to the same base.
+  bool Moved = false;
 };
 
 /// A memory intrinsic's range: one count per 8-byte word of [Ptr, Ptr+Len).
@@ -146,9 +167,17 @@ public:
     ShadowBase = M.getOrInsertGlobal(ShadowBaseName, I64);
     if (auto *GV = dyn_cast<GlobalVariable>(ShadowBase))
       GV->setAlignment(Align(8));
-    Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
-                              ConstantInt::get(I64, 0), "memprof.sink");
-    Sink->setAlignment(Align(64));
+    if (ClSink) {
+      Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
+                                ConstantInt::get(I64, 0), "memprof.sink");
+      Sink->setAlignment(Align(64));
+    } else {
+      Start = M.getOrInsertFunction(StartName, I64);
+      if (auto *Fn = dyn_cast<Function>(Start.getCallee())) {
+        Fn->addFnAttr(Attribute::NoUnwind);
+        Fn->addFnAttr(Attribute::Cold);
+      }
+    }
     Strided = M.getOrInsertFunction(StridedName, Type::getVoidTy(C), I64, I64,
                                     I64, I64);
   }
@@ -161,19 +190,30 @@ private:
   Type *I64;
   PointerType *Ptr;
   Constant *ShadowBase;
-  GlobalVariable *Sink;
+  GlobalVariable *Sink = nullptr;
   FunctionCallee Strided;
+  FunctionCallee Start;
 
-  // Per function: the shadow base (the sink's address when the runtime has
-  // not started) and the mask applied to (address >> 3).
+  // Per function: the shadow base (with -memprof-instrument-sink, the sink's
+  // address when the runtime has not started, and the mask applied to
+  // (address >> 3)). Otherwise the base as read at entry, replaced at the end
+  // by a phi of it and of memprof_shadow_start()'s result when it was 0.
   Value *Base = nullptr;
   Value *Mask = nullptr;
+  LoadInst *RawBase = nullptr;
 
   bool mayTouchHeap(Value *P) const;
   Value *counterOf(IRBuilder<> &B, Value *Addr);
   void increment(IRBuilder<> &B, Value *Counter, Value *By);
   void emitPrologue(Function &F);
+  void finishPrologue(Function &F);
   void emitSegment(ArrayRef<PointAccess> Points);
+  std::pair<Value *, int64_t> baseOf(Value *Ptr) const;
+  void coalesceAcrossBlocks(
+      Function &F, FunctionAnalysisManager &FAM,
+      MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
+      const DenseMap<BasicBlock *, unsigned> &Barriers);
+
   void emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets,
                  Value *BasePtr);
   bool hoist(Function &F, FunctionAnalysisManager &FAM,
@@ -184,18 +224,25 @@ private:
 bool Instrumenter::mayTouchHeap(Value *P) const {
   if (P->getType()->getPointerAddressSpace() != 0)
     return false;
-  const Value *Obj = getUnderlyingObject(P);
-  // Stack slots, globals (thread-local too) and constants are never heap.
-  return !isa<AllocaInst>(Obj) && !isa<GlobalValue>(Obj) &&
-         !isa<ConstantData>(Obj) && !isa<ConstantExpr>(Obj);
+  // Through GEPs, casts, phis and selects: a pointer all of whose possible
+  // objects are stack slots, globals (thread-local too) or constants is
+  // never heap.
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(P, Objs);
+  return llvm::any_of(Objs, [](const Value *Obj) {
+    return !isa<AllocaInst>(Obj) && !isa<GlobalValue>(Obj) &&
+           !isa<ConstantData>(Obj) && !isa<ConstantExpr>(Obj);
+  });
 }
 
 Value *Instrumenter::counterOf(IRBuilder<> &B, Value *Addr) {
   Value *A = Addr->getType()->isPointerTy() ? B.CreatePtrToInt(Addr, I64)
                                             : Addr;
-  // (A >> 6) << 3 == (A >> 3) & ~7; the mask is 0 before the runtime has
-  // started, when every update goes to the sink.
-  Value *Off = B.CreateAnd(B.CreateLShr(A, 3), Mask);
+  // (A >> 6) << 3, which x86-64 folds into the addressing mode (a shift and
+  // the update). With the sink, (A >> 3) & mask: the mask is 0 before the
+  // runtime has started, when every update goes to the sink.
+  Value *Off = ClSink ? B.CreateAnd(B.CreateLShr(A, 3), Mask)
+                      : B.CreateShl(B.CreateLShr(A, GranuleShift), 3);
   return B.CreateIntToPtr(B.CreateAdd(Base, Off), Ptr, "memprof.ctr");
 }
 
@@ -205,17 +252,63 @@ void Instrumenter::increment(IRBuilder<> &B, Value *Counter, Value *By) {
 }
 
 void Instrumenter::emitPrologue(Function &F) {
-  IRBuilder<> B(&*F.getEntryBlock().getFirstInsertionPt());
-  // Read once per call: a function entered before the runtime started counts
-  // into the sink for the rest of that call.
+  BasicBlock &Entry = F.getEntryBlock();
+  // The entry block's static allocas first, so that the block split of
+  // finishPrologue leaves them where they are.
+  BasicBlock::iterator At = Entry.getFirstInsertionPt();
+  for (Instruction &I : make_early_inc_range(Entry)) {
+    auto *AI = dyn_cast<AllocaInst>(&I);
+    if (!AI || !AI->isStaticAlloca())
+      continue;
+    if (&*At == AI)
+      ++At;
+    else
+      AI->moveBefore(Entry, At);
+  }
+  IRBuilder<> B(&Entry, At);
+  // Read once per call.
   LoadInst *Raw = B.CreateAlignedLoad(I64, ShadowBase, Align(8),
                                       "memprof.shadow");
   Raw->setAtomic(AtomicOrdering::Unordered);
+  if (!ClSink) {
+    RawBase = Raw;
+    Base = Raw;
+    return;
+  }
+  // A function entered before the runtime started counts into the sink for
+  // the rest of that call.
   Value *Off = B.CreateICmpEQ(Raw, ConstantInt::get(I64, 0));
   Base = B.CreateSelect(Off, B.CreatePtrToInt(Sink, I64), Raw,
                         "memprof.base");
   Mask = B.CreateSelect(Off, ConstantInt::get(I64, 0),
                         ConstantInt::get(I64, ~uint64_t(7)), "memprof.mask");
+}
+
+/// Without the sink: if the base read at entry is 0 (code running before the
+/// runtime has started), memprof_shadow_start() reserves the shadow and
+/// returns the base. Done last, when no analysis of F is needed any more.
+void Instrumenter::finishPrologue(Function &F) {
+  if (!RawBase)
+    return;
+  BasicBlock *Entry = RawBase->getParent();
+  BasicBlock *Rest =
+      Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
+  Entry->getTerminator()->eraseFromParent();
+  BasicBlock *Slow = BasicBlock::Create(C, "memprof.start", &F, Rest);
+  IRBuilder<> S(Slow);
+  if (DISubprogram *SP = F.getSubprogram())
+    S.SetCurrentDebugLocation(DILocation::get(C, 0, 0, SP));
+  CallInst *Started = S.CreateCall(Start, {}, "memprof.started.base");
+  S.CreateBr(Rest);
+  PHINode *Phi = PHINode::Create(I64, 2, "memprof.base");
+  Phi->insertBefore(Rest->begin());
+  RawBase->replaceAllUsesWith(Phi);
+  Phi->addIncoming(RawBase, Entry);
+  Phi->addIncoming(Started, Slow);
+  IRBuilder<> B(Entry);
+  B.CreateCondBr(B.CreateICmpEQ(RawBase, ConstantInt::get(I64, 0)), Slow, Rest,
+                 MDBuilder(C).createUnlikelyBranchWeights());
+  RawBase = nullptr;
 }
 
 /// Accesses at BasePtr + Offset (Offsets sorted, spanning less than 64
@@ -263,23 +356,22 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
   }
   // Group by the pointer stripped of constant offsets, in first-use order.
   MapVector<Value *, SmallVector<std::pair<int64_t, Instruction *>, 4>> Groups;
+  DenseMap<Value *, Instruction *> FirstAts;
   for (const PointAccess &P : Points) {
-    APInt Off(DL.getIndexTypeSizeInBits(P.Ptr->getType()), 0);
-    Value *BasePtr = P.Ptr->stripAndAccumulateConstantOffsets(
-        DL, Off, /*AllowNonInbounds=*/true);
-    int64_t O = Off.getSExtValue();
-    if (Off.getSignificantBits() > 48) { // far offsets: not worth grouping
-      BasePtr = P.Ptr;
-      O = 0;
-    }
+    auto [BasePtr, O] = baseOf(P.Ptr);
     Groups[BasePtr].push_back({O, P.At});
+    // The update goes before the group's first access in the segment's
+    // block (accesses moved from later blocks come after it; a group with
+    // such accesses always has one of its own block).
+    if (P.Moved)
+      continue;
+    Instruction *&First = FirstAts[BasePtr];
+    if (!First || P.At->comesBefore(First))
+      First = P.At;
   }
   for (auto &[BasePtr, List] : Groups) {
-    // The update goes before the group's first access (in block order).
-    Instruction *FirstAt = List.front().second;
-    for (auto &E : List)
-      if (E.second->comesBefore(FirstAt))
-        FirstAt = E.second;
+    Instruction *FirstAt = FirstAts.lookup(BasePtr);
+    assert(FirstAt && "a group of moved accesses only");
     llvm::sort(List, [](auto &X, auto &Y) { return X.first < Y.first; });
     // Windows of less than 64 bytes.
     size_t Begin = 0;
@@ -292,6 +384,112 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
       Window.front().second = FirstAt; // insertion point
       emitGroup(Window, BasePtr);
       Begin = End;
+    }
+  }
+}
+
+std::pair<Value *, int64_t> Instrumenter::baseOf(Value *Ptr) const {
+  APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
+  Value *BasePtr =
+      Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+  if (Off.getSignificantBits() > 48) // far offsets: not worth grouping
+    return {Ptr, 0};
+  return {BasePtr, Off.getSExtValue()};
+}
+
+/// Moves accesses of a block B2 into the last segment of an earlier block B1
+/// when B2 runs exactly once each time B1 does, with no barrier between
+/// them, and B1 already accesses the same base: their updates then join
+/// B1's group. B2 is B1's immediate post-dominator (then the next one, ...),
+/// B1 dominates B2, B2 cannot run twice without B1 in between (in a
+/// reducible CFG: both are in the same loop; otherwise no cycle through B2
+/// avoids B1), and every path from the end of B1 reaches B2 through at most
+/// 32 barrier-free blocks, without a cycle and without returning to B1 (so
+/// each run of B1 is followed by one of B2).
+void Instrumenter::coalesceAcrossBlocks(
+    Function &F, FunctionAnalysisManager &FAM,
+    MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
+    const DenseMap<BasicBlock *, unsigned> &Barriers) {
+  auto &DT = FAM.getResult<DominatorTreeAnalysis>(F);
+  auto &PDT = FAM.getResult<PostDominatorTreeAnalysis>(F);
+  auto &LI = FAM.getResult<LoopAnalysis>(F);
+  ReversePostOrderTraversal<Function *> RPOT(&F);
+  bool Irreducible = containsIrreducibleCFG<const BasicBlock *>(RPOT, LI);
+  // Whether B2 can run twice without B1 in between: in a reducible CFG,
+  // whether they are in different loops; otherwise whether a cycle through
+  // B2 avoids B1. The blocks of such a cycle are all dominated by B1 (one
+  // that is not would reach B2 without B1), so the search stays there; it
+  // gives up (true) after 64 blocks.
+  auto MayRepeat = [&](BasicBlock *B1, BasicBlock *B2) {
+    if (!Irreducible)
+      return LI.getLoopFor(B1) != LI.getLoopFor(B2);
+    SmallPtrSet<BasicBlock *, 32> Seen;
+    SmallVector<BasicBlock *, 32> Work(succ_begin(B2), succ_end(B2));
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (BB == B2)
+        return true;
+      if (BB == B1 || !DT.dominates(B1, BB) || !Seen.insert(BB).second)
+        continue;
+      if (Seen.size() > 64)
+        return true;
+      Work.append(succ_begin(BB), succ_end(BB));
+    }
+    return false;
+  };
+  auto Reaches = [&](BasicBlock *From, BasicBlock *To) {
+    DenseMap<BasicBlock *, bool> Done; // false: being visited
+    std::function<bool(BasicBlock *)> Visit = [&](BasicBlock *BB) {
+      if (BB == To)
+        return true;
+      if (BB == From)
+        return false;
+      auto It = Done.find(BB);
+      if (It != Done.end())
+        return It->second; // a block still being visited: a cycle
+      if (Done.size() >= 32 || succ_empty(BB) || Barriers.lookup(BB))
+        return false;
+      Done[BB] = false;
+      for (BasicBlock *S : successors(BB))
+        if (!Visit(S))
+          return false;
+      Done[BB] = true;
+      return true;
+    };
+    return !succ_empty(From) &&
+           llvm::all_of(successors(From), [&](BasicBlock *S) { return Visit(S); });
+  };
+  for (BasicBlock *B1 : RPOT) {
+    auto It = Segments.find({B1, Barriers.lookup(B1)});
+    if (It == Segments.end())
+      continue;
+    DenseSet<Value *> Bases;
+    for (const PointAccess &P : It->second.Points)
+      Bases.insert(baseOf(P.Ptr).first);
+    DomTreeNode *N = PDT.getNode(B1);
+    for (unsigned Step = 0; Step < 8 && N; ++Step) {
+      N = N->getIDom();
+      BasicBlock *B2 = N ? N->getBlock() : nullptr;
+      if (!B2 || B2 == B1 || !DT.dominates(B1, B2) || MayRepeat(B1, B2) ||
+          !Reaches(B1, B2))
+        break;
+      auto J = Segments.find({B2, 0});
+      if (J != Segments.end()) {
+        auto &From = J->second.Points;
+        auto &Into = It->second.Points; // It stays valid: no insertion
+        SmallVector<PointAccess, 8> Stay;
+        for (PointAccess P : From) {
+          if (Bases.count(baseOf(P.Ptr).first)) {
+            P.Moved = true;
+            Into.push_back(P);
+          } else {
+            Stay.push_back(P);
+          }
+        }
+        From.assign(Stay.begin(), Stay.end());
+      }
+      if (Barriers.lookup(B2)) // the chain stops at B2's first barrier
+        break;
     }
   }
 }
@@ -461,17 +659,23 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
 
   // Segments: the remaining accesses of a block between barriers.
   DenseMap<Instruction *, unsigned> Position;
+  DenseMap<BasicBlock *, unsigned> Barriers; // per block
   for (BasicBlock &BB : F) {
     unsigned Pos = 0;
     for (Instruction &I : BB)
       Position[&I] = isBarrier(I) ? ++Pos : Pos;
+    if (Pos)
+      Barriers[&BB] = Pos;
   }
   MapVector<std::pair<BasicBlock *, unsigned>, Segment> Segments;
   for (const PointAccess &P : Points)
     if (!Hoisted.count(P.At))
       Segments[{P.At->getParent(), Position[P.At]}].Points.push_back(P);
+  if (ClCoalesce && ClCrossBlock)
+    coalesceAcrossBlocks(F, FAM, Segments, Barriers);
   for (auto &[K, S] : Segments)
-    emitSegment(S.Points);
+    if (!S.Points.empty())
+      emitSegment(S.Points);
 
   // A variable range that lies in one granule (1 <= len <= 64 - (addr & 63),
   // the common case of short copies) is counted inline; any other one by
@@ -493,6 +697,7 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
     B.CreateCall(Strided, {Addr, ConstantInt::get(I64, WordBytes), Words,
                            ConstantInt::get(I64, 1)});
   }
+  finishPrologue(F);
   return true;
 }
 

@@ -85,15 +85,35 @@ void initCore() {
   G.Secret = mix64(Secret) | 1;
   G.StartNs = monotonicNs();
   G.StrictAlignedAlloc = glibcAtLeast(2, 38);
-  // The shadow covers the whole user address space; pages materialize only
-  // when a counter is written. Without it access counts are 0.
-  if (void *Shadow = mapMemory(ShadowReserveBytes, /*NoReserve=*/true)) {
-    madvise(Shadow, ShadowReserveBytes, MADV_NOHUGEPAGE);
-    madvise(Shadow, ShadowReserveBytes, MADV_DONTDUMP);
-    storeRelease(&memprof_shadow_base, reinterpret_cast<uintptr_t>(Shadow));
-  }
+  // Without the shadow access counts are 0 (code built with the pass may
+  // have reserved it already, before the runtime started).
+  reserveShadow();
   errno = SavedErrno;
   storeRelease(&G.InitState, 2u);
+}
+
+uintptr_t reserveShadow() {
+  uintptr_t Base = loadAcquire(&memprof_shadow_base);
+  if (Base)
+    return Base;
+  // The shadow covers the whole user address space; pages materialize only
+  // when a counter is written.
+  int SavedErrno = errno;
+  void *Shadow = mapMemory(ShadowReserveBytes, /*NoReserve=*/true);
+  if (!Shadow) {
+    errno = SavedErrno;
+    return 0;
+  }
+  madvise(Shadow, ShadowReserveBytes, MADV_NOHUGEPAGE);
+  madvise(Shadow, ShadowReserveBytes, MADV_DONTDUMP);
+  errno = SavedErrno;
+  uintptr_t Expected = 0;
+  if (__atomic_compare_exchange_n(&memprof_shadow_base, &Expected,
+                                  reinterpret_cast<uintptr_t>(Shadow), false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return reinterpret_cast<uintptr_t>(Shadow);
+  unmapMemory(Shadow, ShadowReserveBytes); // another thread was first
+  return Expected;
 }
 
 uint32_t nowMs() { return uint32_t((monotonicNs() - G.StartNs) / 1000000); }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 using namespace memprof::rt;
 
@@ -22,6 +23,25 @@ using namespace memprof::rt;
 /// link against this runtime instead of counting wrongly. The call also
 /// tells the runtime that accesses are counted (see noteInstrumentedModule).
 MEMPROF_EXPORT void memprof_rt_version_1(void) { noteInstrumentedModule(); }
+
+/// Code built with the pass calls this at the entry of a function that finds
+/// memprof_shadow_base still 0 (it runs before the runtime has started, in
+/// another library's constructor for instance): the shadow is reserved
+/// then, and the runtime uses it when it starts. The pass computes counter
+/// addresses without any test, so instrumented code cannot run without the
+/// shadow: if it cannot be reserved (an address-space limit, valgrind) the
+/// process stops with a message.
+MEMPROF_EXPORT uintptr_t memprof_shadow_start(void) {
+  if (uintptr_t Base = reserveShadow())
+    return Base;
+  static const char Msg[] =
+      "memprof: error: cannot reserve the access counters' shadow (16 TiB "
+      "of address space, an address-space limit or valgrind?); code built "
+      "with the pass cannot run without it (build with -mllvm "
+      "-memprof-instrument-sink to run with counts 0 instead)\n";
+  writeStderr(Msg, sizeof(Msg) - 1);
+  _exit(1);
+}
 
 /// Counts Count accesses at Addr, Addr + Stride, ..., each Inc times: what
 /// Count * Inc single-access updates give, in one update per granule.

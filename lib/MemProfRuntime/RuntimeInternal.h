@@ -130,6 +130,9 @@ private:
 };
 
 void initCore();
+/// Maps the shadow if nothing has yet (idempotent, thread-safe) and returns
+/// memprof_shadow_base; 0 if the reservation failed.
+uintptr_t reserveShadow();
 MEMPROF_ALWAYS_INLINE void ensureInit() {
   if (MEMPROF_UNLIKELY(loadAcquire(&G.InitState) != 2))
     initCore();

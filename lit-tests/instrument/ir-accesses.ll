@@ -1,12 +1,15 @@
 ; What the pass emits for single accesses: the shadow base read once per
-; function with the sink chosen before the runtime started, one
+; function (the shadow reserved then if the runtime has not started, or
+; with -memprof-instrument-sink the sink chosen), one
 ; load/add/store of the granule counter before each access, nothing for
-; allocas and globals, atomics counted like loads and stores, memory
+; allocas and globals (through phis and selects too), atomics counted like
+; loads and stores, memory
 ; intrinsics counted per 8-byte word (inline up to 64 constant bytes, by
 ; memprof_record_strided otherwise, or inline when a variable range lies in
 ; one granule), the module constructor with the
 ; version-check symbol, and the opt-out attribute.
 ; RUN: %opt-instrument %s | FileCheck %s
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink -S %s | FileCheck %s --check-prefix=SINK
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -14,24 +17,51 @@ target triple = "x86_64-pc-linux-gnu"
 @g = global i64 0
 
 ; CHECK: @memprof_shadow_base = external global i64
-; CHECK: @memprof.sink = private global i64 0, align 64
+; CHECK-NOT: @memprof.sink
 ; CHECK: @llvm.global_ctors = appending global {{.*}} { i32 1, ptr @memprof.module_ctor, ptr null }
+; SINK: @memprof.sink = private global i64 0, align 64
 
+; The base is read once; if it is 0 (the runtime has not started),
+; memprof_shadow_start() reserves the shadow and returns it. Each update:
+; base + ((addr >> 6) << 3).
 ; CHECK-LABEL: define i64 @load(
 ; CHECK-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
 ; CHECK-NEXT: [[OFF:%.*]] = icmp eq i64 %memprof.shadow, 0
-; CHECK-NEXT: %memprof.base = select i1 [[OFF]], i64 ptrtoint (ptr @memprof.sink to i64), i64 %memprof.shadow
-; CHECK-NEXT: %memprof.mask = select i1 [[OFF]], i64 0, i64 -8
+; CHECK-NEXT: br i1 [[OFF]], label %memprof.start, label %memprof.started, !prof [[UNLIKELY:![0-9]+]]
+; CHECK: memprof.start:
+; CHECK-NEXT: %memprof.started.base = call i64 @memprof_shadow_start()
+; CHECK-NEXT: br label %memprof.started
+; CHECK: memprof.started:
+; CHECK-NEXT: %memprof.base = phi i64 [ %memprof.shadow, %{{.*}} ], [ %memprof.started.base, %memprof.start ]
 ; CHECK-NEXT: [[A:%.*]] = ptrtoint ptr %p to i64
 ; CHECK-NEXT: [[A0:%.*]] = add i64 [[A]], 0
-; CHECK-NEXT: [[S:%.*]] = lshr i64 [[A0]], 3
-; CHECK-NEXT: [[M:%.*]] = and i64 [[S]], %memprof.mask
+; CHECK-NEXT: [[S:%.*]] = lshr i64 [[A0]], 6
+; CHECK-NEXT: [[M:%.*]] = shl i64 [[S]], 3
 ; CHECK-NEXT: [[C:%.*]] = add i64 %memprof.base, [[M]]
 ; CHECK-NEXT: %memprof.ctr = inttoptr i64 [[C]] to ptr
 ; CHECK-NEXT: [[OLD:%.*]] = load i64, ptr %memprof.ctr, align 8
 ; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
 ; CHECK-NEXT: store i64 [[NEW]], ptr %memprof.ctr, align 8
 ; CHECK-NEXT: %v = load i64, ptr %p
+; With -memprof-instrument-sink, a function entered before the runtime
+; started sends its updates to a sink: (addr >> 3) & mask, the mask 0 then.
+; SINK-LABEL: define i64 @load(
+; SINK-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
+; SINK-NEXT: [[OFF:%.*]] = icmp eq i64 %memprof.shadow, 0
+; SINK-NEXT: %memprof.base = select i1 [[OFF]], i64 ptrtoint (ptr @memprof.sink to i64), i64 %memprof.shadow
+; SINK-NEXT: %memprof.mask = select i1 [[OFF]], i64 0, i64 -8
+; SINK-NEXT: [[A:%.*]] = ptrtoint ptr %p to i64
+; SINK-NEXT: [[A0:%.*]] = add i64 [[A]], 0
+; SINK-NEXT: [[S:%.*]] = lshr i64 [[A0]], 3
+; SINK-NEXT: [[M:%.*]] = and i64 [[S]], %memprof.mask
+; SINK-NEXT: [[C:%.*]] = add i64 %memprof.base, [[M]]
+; SINK-NEXT: %memprof.ctr = inttoptr i64 [[C]] to ptr
+; SINK-NEXT: [[OLD:%.*]] = load i64, ptr %memprof.ctr, align 8
+; SINK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
+; SINK-NEXT: store i64 [[NEW]], ptr %memprof.ctr, align 8
+; SINK-NEXT: %v = load i64, ptr %p
+; SINK-NOT: memprof_shadow_start
+; SINK: ret i64
 define i64 @load(ptr %p) {
   %v = load i64, ptr %p
   ret i64 %v
@@ -67,6 +97,53 @@ define i64 @not_heap(i64 %x) {
   store i64 %v, ptr @g
   %r = add i64 %v, %w
   ret i64 %r
+}
+
+; Through selects and phis: a pointer that is a stack slot or a global on
+; every path is not the heap either.
+; CHECK-LABEL: define i64 @not_heap_phi_select(
+; CHECK-NOT: memprof
+; CHECK: ret i64
+define i64 @not_heap_phi_select(i1 %c, i64 %i) {
+entry:
+  %a = alloca [4 x i64]
+  %b = alloca i64
+  %s = select i1 %c, ptr %a, ptr @g
+  store i64 1, ptr %s
+  br i1 %c, label %then, label %join
+then:
+  %q = getelementptr i64, ptr %a, i64 %i
+  br label %join
+join:
+  %p = phi ptr [ %q, %then ], [ %b, %entry ]
+  %v = load i64, ptr %p
+  ret i64 %v
+}
+
+; One heap candidate among the objects (the argument) is enough to count.
+; The entry block's static allocas move before the base's test, so that
+; they stay in the entry block.
+; CHECK-LABEL: define i64 @maybe_heap_phi(
+; CHECK-NEXT: entry:
+; CHECK-NEXT: %b = alloca i64
+; CHECK-NEXT: %memprof.shadow = load atomic i64
+; CHECK: memprof.started:
+; CHECK: %x = load i64, ptr %h
+; CHECK: join:
+; CHECK: %memprof.ctr{{[0-9]*}} = inttoptr
+; CHECK: %v = load i64, ptr %p
+define i64 @maybe_heap_phi(i1 %c, ptr %h) {
+entry:
+  %x = load i64, ptr %h
+  %b = alloca i64
+  store i64 %x, ptr %b
+  br i1 %c, label %then, label %join
+then:
+  br label %join
+join:
+  %p = phi ptr [ %h, %then ], [ %b, %entry ]
+  %v = load i64, ptr %p
+  ret i64 %v
 }
 
 ; CHECK-LABEL: define i64 @atomics(

@@ -7,6 +7,7 @@
 ; has its own update.
 ; RUN: %opt-instrument %s | FileCheck %s
 ; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-coalesce=false -memprof-instrument-hoist=false -S %s | FileCheck %s --check-prefix=PLAIN
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-cross-block=false -S %s | FileCheck %s --check-prefix=NOCROSS
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -175,4 +176,138 @@ loop:
 exit:
   %r = phi i64 [ %b, %entry ], [ %s1, %loop ]
   ret i64 %r
+}
+
+; Across blocks: the join of a diamond runs exactly once each time the
+; entry block does (it post-dominates it, no barrier, no loop between), so
+; its access to %p + 8 joins the entry's update of %p: one update of 2 when
+; both fit in one granule.
+; CHECK-LABEL: define i64 @diamond(
+; CHECK: %memprof.fits = icmp ult i64 {{%.*}}, 56
+; CHECK: add i64 {{%.*}}, 2
+; CHECK: %a = load i64, ptr %p
+; CHECK: join:
+; CHECK-NOT: memprof.ctr
+; CHECK: ret i64
+; NOCROSS-LABEL: define i64 @diamond(
+; NOCROSS: join:
+; NOCROSS: %memprof.ctr
+; NOCROSS: %b = load i64
+@g1 = global i32 0
+define i64 @diamond(ptr %p, i1 %c) {
+entry:
+  %a = load i64, ptr %p
+  br i1 %c, label %then, label %join
+then:
+  store volatile i32 1, ptr @g1
+  br label %join
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  %s = add i64 %a, %b
+  ret i64 %s
+}
+
+; Not across: a path that returns before the join, a barrier (a call that
+; may not return) on a path to it, or a loop between them: the join keeps
+; its own update.
+; CHECK-LABEL: define i64 @early_exit(
+; CHECK: join:
+; CHECK: %memprof.ctr
+; CHECK: %b = load i64
+define i64 @early_exit(ptr %p, i1 %c) {
+entry:
+  %a = load i64, ptr %p
+  br i1 %c, label %out, label %join
+out:
+  ret i64 %a
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  ret i64 %b
+}
+; CHECK-LABEL: define i64 @barrier_between(
+; CHECK: join:
+; CHECK: %memprof.ctr
+; CHECK: %b = load i64
+define i64 @barrier_between(ptr %p, i1 %c) {
+entry:
+  %a = load i64, ptr %p
+  br i1 %c, label %then, label %join
+then:
+  call void @ext(i64 %a)
+  br label %join
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  ret i64 %b
+}
+; CHECK-LABEL: define i64 @loop_between(
+; CHECK: join:
+; CHECK: %memprof.ctr
+; CHECK: %b = load i64
+define i64 @loop_between(ptr %p, i64 %n) {
+entry:
+  %a = load i64, ptr %p
+  br label %spin
+spin:
+  %i = phi i64 [ 0, %entry ], [ %i1, %spin ]
+  store volatile i32 1, ptr @g1
+  %i1 = add i64 %i, 1
+  %d = icmp eq i64 %i1, %n
+  br i1 %d, label %join, label %spin
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  ret i64 %b
+}
+
+; Irreducible control flow elsewhere in the function (x <-> y, entered at
+; both): the diamond after it still coalesces.
+; CHECK-LABEL: define i64 @irreducible_elsewhere(
+; CHECK: add i64 {{%.*}}, 2
+; CHECK: join:
+; CHECK-NOT: memprof.ctr
+; CHECK: ret i64
+define i64 @irreducible_elsewhere(ptr %p, i1 %c, i1 %d) {
+entry:
+  br i1 %c, label %x, label %y
+x:
+  store volatile i32 1, ptr @g1
+  br i1 %d, label %y, label %body
+y:
+  store volatile i32 2, ptr @g1
+  br i1 %d, label %x, label %body
+body:
+  %a = load i64, ptr %p
+  br i1 %c, label %then, label %join
+then:
+  store volatile i32 3, ptr @g1
+  br label %join
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  %s = add i64 %a, %b
+  ret i64 %s
+}
+
+; The join is on an irreducible cycle (join <-> z, entered at both) that
+; avoids the entry block: it can run more often, and keeps its update.
+; CHECK-LABEL: define i64 @irreducible_repeat(
+; CHECK: join:
+; CHECK: %memprof.ctr
+; CHECK: %b = load i64
+define i64 @irreducible_repeat(ptr %p, i1 %c, i1 %d) {
+entry:
+  %a = load i64, ptr %p
+  br i1 %c, label %join, label %z
+z:
+  store volatile i32 1, ptr @g1
+  br label %join
+join:
+  %pb = getelementptr i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  br i1 %d, label %z, label %out
+out:
+  ret i64 %b
 }

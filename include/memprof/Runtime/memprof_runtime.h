@@ -47,9 +47,15 @@ void memprof_init(void);
 /* Shadow memory: one 64-bit access counter per 64-byte granule of memory,
  * at MEMPROF_SHADOW_COUNTER(addr). Instrumented code increments it on every
  * access; the runtime reads and clears an allocation's counters at free.
- * 0 until the runtime has started (or if the shadow could not be mapped). */
+ * 0 until the runtime has started or code built with the pass reserved it
+ * (memprof_shadow_start), or if the shadow could not be mapped. */
 extern uintptr_t memprof_shadow_base;
 
+/* For code built with the instrumentation pass (docs/instrument.md):
+ * reserves the shadow if the runtime has not yet (code running before it
+ * started) and returns memprof_shadow_base; stops the process if the
+ * shadow cannot be reserved. */
+uintptr_t memprof_shadow_start(void);
 /* For code built with the instrumentation pass (docs/instrument.md):
  * adds Inc to the counter of each of Addr, Addr + Stride, ...
  * (Count addresses), one update per granule. */

@@ -35,7 +35,8 @@ SITE(site_loop_call)
 SITE(site_loop_nested)
 SITE(site_returning_calls)
 SITE(site_coalesced)
-SITE(site_before_init)
+SITE(site_stack_or_heap)
+SITE(site_cross_blocks)
 SITE(site_opt_out)
 
 //===-- The truth (not instrumented) ----------------------------------------===//
@@ -334,6 +335,55 @@ NOINSTR void notedCoalesced(char *W) {
     note(W + O);
 }
 
+// Fields of one pointer in blocks that run once each time the entry does
+// (the join of an if/else) share the entry's update; a field accessed under
+// a condition, after an early return or in a loop keeps its own.
+static volatile int G1, G2;
+NOINLINE uint64_t crossBlocks(volatile Wide *W, size_t K) {
+  uint64_t S = W->A;
+  if (K & 1) {
+    G1 = 1;
+    S += W->C;
+  } else {
+    G2 = 2;
+  }
+  S += W->B;
+  if (K & 2)
+    return S;
+  S += W->D;
+  for (size_t I = 0; I < (K & 4); ++I)
+    S += W->E;
+  W->B = S;
+  return S;
+}
+NOINSTR void notedCrossBlocks(char *W, size_t K) {
+  note(W);
+  if (K & 1)
+    note(W + 40);
+  note(W + 8);
+  if (K & 2)
+    return;
+  note(W + 56);
+  for (size_t I = 0; I < (K & 4); ++I)
+    note(W + 64);
+  note(W + 8);
+}
+
+// A pointer that is a stack slot on every path (a select or phi of
+// allocas) is not instrumented; one that may be the heap block on some path
+// is, and counts exactly when it is.
+NOINLINE uint64_t stackOrHeap(char *P, size_t Pick) {
+  uint64_t Local[8];
+  for (int I = 0; I < 8; ++I)
+    ((volatile uint64_t *)Local)[I] = I;
+  volatile uint64_t *Q = (Pick & 1) ? (volatile uint64_t *)P : Local;
+  volatile uint64_t *R = (Pick & 2) ? Local + 1 : Local + 2;
+  uint64_t S = Q[1] + Q[2] + *R;
+  if (Pick & 4)
+    R = Local + 5;
+  return S + *R + Q[7];
+}
+
 NOINLINE uint64_t touchAll(char *P) {
   uint64_t S = 0;
   for (int I = 0; I < 16; ++I)
@@ -343,15 +393,40 @@ NOINLINE uint64_t touchAll(char *P) {
   return S;
 }
 
-// Code that runs while the runtime has not started (memprof_shadow_base is
-// 0, as in another library's constructor) counts nothing and must not crash.
-NOINSTR uint64_t beforeInit(char *P) {
-  uintptr_t Saved = memprof_shadow_base;
-  memprof_shadow_base = 0;
+// Code that runs before the runtime has started (this .preinit_array
+// function runs before every constructor; in real programs, another
+// library's constructor) finds memprof_shadow_base 0 and must not crash. It
+// reserves the shadow then (memprof_shadow_start), which the runtime uses
+// when it starts, and counts; built with -memprof-instrument-sink it counts
+// nothing. It touches a static buffer the pass cannot see through (a heap
+// block would start the runtime).
+alignas(64) static char EarlyBuf[256];
+static uintptr_t EarlyBase = 1;
+NOINSTR static void early() {
+  EarlyBase = memprof_shadow_base;
   Opaque = 100;
-  uint64_t S = touchAll(P);
-  memprof_shadow_base = Saved;
-  return S;
+  char *volatile P = EarlyBuf;
+  touchAll(P);
+}
+__attribute__((section(".preinit_array"), used)) static void (*EarlyEntry)() =
+    early;
+NOINSTR static void checkEarly() {
+  uint64_t Want[4] = {}, Truth = 0, Got = 0;
+  bool Ok = true;
+  for (int I = 0; I < 16; ++I)
+    ++Want[I * 8 / 64];
+  ++Want[24 / 64];
+  for (int K = 0; K * 8 < 100; ++K)
+    ++Want[(32 + 8 * K) / 64];
+  for (int G = 0; G < 4; ++G) {
+    uint64_t C = *MEMPROF_SHADOW_COUNTER(EarlyBuf + 64 * G);
+    Truth += Want[G];
+    Got += C;
+    Ok &= C == Want[G];
+  }
+  printf("early: base %lu at entry, counted %llu of %llu, granules %s\n",
+         (unsigned long)EarlyBase, (unsigned long long)Got,
+         (unsigned long long)Truth, Ok ? "ok" : "differ");
 }
 
 // The opt-out attribute: no counts from this function.
@@ -468,10 +543,29 @@ NOINSTR int main(int Argc, char **Argv) {
   }
   finish("site_coalesced", P, 64 * 3 + 128);
 
-  P = begin(site_before_init(256));
-  memset(P, 0, 256);
-  Sink += beforeInit(P);
-  finish("site_before_init", P, 256);
+  // Every path, at every position of the struct in its granule.
+  P = begin(site_cross_blocks(64 * 3 + 128));
+  memset(P, 0, 64 * 3 + 128);
+  for (int O = 0; O < 128; O += 4)
+    for (size_t K = 0; K < 8; ++K) {
+      Opaque = K;
+      Sink += crossBlocks((volatile Wide *)(P + O), Opaque);
+      notedCrossBlocks(P + O, K);
+    }
+  finish("site_cross_blocks", P, 64 * 3 + 128);
+
+  P = begin(site_stack_or_heap(64));
+  memset(P, 0, 64);
+  for (size_t Pick = 0; Pick < 8; ++Pick) {
+    Opaque = Pick;
+    Sink += stackOrHeap(P, Opaque);
+    if (Pick & 1)
+      for (int O : {8, 16, 56})
+        note(P + O);
+  }
+  finish("site_stack_or_heap", P, 64);
+
+  checkEarly();
 
   P = begin(site_opt_out(256));
   memset(P, 0, 256);
