@@ -85,12 +85,17 @@ cl::opt<bool> ClHoist("memprof-instrument-hoist",
                       cl::desc("hoist the counter updates of invariant and "
                                "strided accesses out of simple loops"),
                       cl::init(true), cl::Hidden);
+// The default keeps a process that cannot reserve the shadow running (the
+// runtime never stops its host); =false is faster (no mask per update) but
+// such code cannot run without the shadow.
 cl::opt<bool> ClSink("memprof-instrument-sink",
                      cl::desc("send the updates of functions entered before "
-                              "the shadow exists to a sink (a mask per update) "
-                              "instead of reserving the shadow then; for "
-                              "processes that cannot reserve it"),
-                     cl::init(false), cl::Hidden);
+                              "the shadow exists to a sink (a mask per update; "
+                              "the default); =false: counter address without "
+                              "a mask, the shadow reserved by the first such "
+                              "function, and the program stopped if it cannot "
+                              "be reserved"),
+                     cl::init(true), cl::Hidden);
 cl::list<std::string>
     ClInclude("memprof-instrument-include",
               cl::desc("instrument only functions whose (mangled) name "

@@ -1,6 +1,6 @@
 ; What the pass emits for single accesses: the shadow base read once per
-; function (the shadow reserved then if the runtime has not started, or
-; with -memprof-instrument-sink the sink chosen), one
+; function (by default the sink chosen if the runtime has not started; with
+; -memprof-instrument-sink=false the shadow reserved then), one
 ; load/add/store of the granule counter before each access, nothing for
 ; allocas and globals (through phis and selects too), atomics counted like
 ; loads and stores, memory
@@ -8,8 +8,8 @@
 ; memprof_record_strided otherwise, or inline when a variable range lies in
 ; one granule), the module constructor with the
 ; version-check symbol, and the opt-out attribute.
-; RUN: %opt-instrument %s | FileCheck %s
-; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink -S %s | FileCheck %s --check-prefix=SINK
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink=false -S %s | FileCheck %s
+; RUN: %opt-instrument %s | FileCheck %s --check-prefix=SINK
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -21,8 +21,9 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK: @llvm.global_ctors = appending global {{.*}} { i32 1, ptr @memprof.module_ctor, ptr null }
 ; SINK: @memprof.sink = private global i64 0, align 64
 
-; The base is read once; if it is 0 (the runtime has not started),
-; memprof_shadow_start() reserves the shadow and returns it. Each update:
+; With -memprof-instrument-sink=false the base is read once; if it is 0
+; (the runtime has not started), memprof_shadow_start() reserves the shadow
+; and returns it. Each update:
 ; base + ((addr >> 6) << 3).
 ; CHECK-LABEL: define i64 @load(
 ; CHECK-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
@@ -43,8 +44,8 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
 ; CHECK-NEXT: store i64 [[NEW]], ptr %memprof.ctr, align 8
 ; CHECK-NEXT: %v = load i64, ptr %p
-; With -memprof-instrument-sink, a function entered before the runtime
-; started sends its updates to a sink: (addr >> 3) & mask, the mask 0 then.
+; By default (-memprof-instrument-sink), a function entered before the
+; runtime started sends its updates to a sink: (addr >> 3) & mask, the mask 0 then.
 ; SINK-LABEL: define i64 @load(
 ; SINK-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
 ; SINK-NEXT: [[OFF:%.*]] = icmp eq i64 %memprof.shadow, 0
