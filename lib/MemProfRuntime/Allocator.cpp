@@ -31,6 +31,12 @@ extern "C" {
 __attribute__((visibility("default"))) uintptr_t memprof_shadow_base;
 // Top of the main thread's stack (exported by ld.so).
 extern void *__libc_stack_end;
+// glibc >= 2.35's restartable-sequences area (<sys/rseq.h>): the kernel
+// keeps the current CPU at thread pointer + __rseq_offset. Weak, so that the
+// runtime still loads with a glibc that lacks them; __rseq_size is 0 when
+// glibc did not register the area (glibc.pthread.rseq=0, an old kernel).
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
 }
 
 namespace memprof {
@@ -99,6 +105,18 @@ void initCore() {
 uint32_t nowMs() { return uint32_t((monotonicNs() - G.StartNs) / 1000000); }
 
 uint32_t currentCpu() {
+  // The rseq area's cpu_id (struct rseq: cpu_id_start at 0, cpu_id at 4),
+  // written by the kernel on every return to this thread: one load instead
+  // of sched_getcpu's vDSO call. Negative before registration or if it
+  // failed; sched_getcpu then.
+  if (&__rseq_size && __rseq_size >= 8) {
+    const char *Area = static_cast<const char *>(__builtin_thread_pointer()) +
+                       __rseq_offset;
+    int32_t Cpu = __atomic_load_n(
+        reinterpret_cast<const int32_t *>(Area + 4), __ATOMIC_RELAXED);
+    if (MEMPROF_LIKELY(Cpu >= 0))
+      return uint32_t(Cpu);
+  }
   int Cpu = sched_getcpu();
   return Cpu < 0 ? 0 : uint32_t(Cpu);
 }
