@@ -413,6 +413,27 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   }
 }
 
+MEMPROF_ALWAYS_INLINE bool MIBMap::mergeAllocation(uint32_t Key,
+                                                    const MIB &M) {
+  if (MEMPROF_LIKELY(Capacity && !M.AccessHistogramSize)) {
+    uint64_t Mask = Capacity - 1;
+    for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
+      MIBEntry &E = Entries[I];
+      if (E.Key == Key) {
+        // As merge() does without a new histogram: the rule's HISTPTR
+        // clears the pointer, and the entry keeps its own.
+        uint64_t Histogram = E.Block.AccessHistogram;
+        mergeDump(E.Block, M);
+        E.Block.AccessHistogram = Histogram;
+        return true;
+      }
+      if (!E.Key)
+        break;
+    }
+  }
+  return merge(Key, M);
+}
+
 void MIBMap::release() {
   unmapMemory(Entries, Capacity * sizeof(MIBEntry));
   Entries = nullptr;
@@ -559,19 +580,28 @@ void recordEnd(ChunkHeader *H, uintptr_t User, bool Record) {
   // the parent): nothing to record.
   uint32_t Ctx = loadRelaxed(&H->ContextId);
   if (Ctx && H->Gen == loadRelaxed(&G.Gen)) {
-    MIB M;
+    uint32_t AllocTs = H->AllocTimestampMs, AllocCpu = H->AllocCpuId;
+    uint32_t Now = 0, Cpu = 0;
     if (Record) {
-      M = mibForAllocation(Size, Accesses, H->AllocTimestampMs, nowMs(),
-                           H->AllocCpuId, currentCpu());
-      attachHistogram(M, User, Size);
+      Now = nowMs();
+      Cpu = currentCpu();
     }
     Shard &S = shardOf(H);
+    // The block of this allocation, merged into its context's: inlined
+    // twice, so that without the pass (no accesses) the compiler folds
+    // the access fields' arithmetic away.
+    auto Merge = [&](uint64_t A) __attribute__((always_inline)) {
+      MIB M = mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu);
+      attachHistogram(M, User, Size);
+      return S.Freed.mergeAllocation(Ctx, M);
+    };
     S.Lock.lock();
     // A reset may have forgotten the chunk meanwhile (under this lock).
     bool Lost = false;
     if (loadRelaxed(&H->ContextId)) {
       S.Live.remove(H->Slot);
-      Lost = Record && !S.Freed.merge(Ctx, M);
+      if (Record)
+        Lost = !(Accesses ? Merge(Accesses) : Merge(0));
     }
     S.Lock.unlock();
     if (MEMPROF_UNLIKELY(Lost))

@@ -160,6 +160,11 @@ struct MIBMap {
   /// Merge; histograms: the longer is kept and the shorter added into it).
   /// false when out of memory.
   bool merge(uint32_t Key, const MIB &M);
+  /// merge() of a block without a histogram (what a free records), inlined
+  /// where the context already has its block: LLVM's rule is applied to
+  /// the entry in place, the compiler folding the one-allocation block's
+  /// constant fields. Any other case goes to merge().
+  bool mergeAllocation(uint32_t Key, const MIB &M);
   void release();
 
 private:
