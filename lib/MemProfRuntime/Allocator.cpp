@@ -668,6 +668,13 @@ bool recordEnd(ChunkTail *T, uintptr_t User, bool Record,
   bool Small = kindOf(T) == KindSmall;
   if (SS == UntrackedSlot)
     return !Small;
+  Shard &S = shardOf(SS);
+  uint32_t I = SS & SlotMask;
+  // The entry is often out of cache, and after the lock's exchange its load
+  // could not start before the exchange completes: start it now, so that the
+  // miss overlaps the work below. (The table may be remapped meanwhile, as
+  // it grows under the lock: prefetching a stale address is harmless.)
+  __builtin_prefetch(loadRelaxed(&S.Live.Slots) + I, 1);
   uint64_t Size = Small ? T->Size32 : headerOf(T)->UserSize;
   uint64_t Accesses = shadowAccessCount(User, Size, /*Clear=*/false);
   uint32_t Now = 0, Cpu = 0;
@@ -675,8 +682,6 @@ bool recordEnd(ChunkTail *T, uintptr_t User, bool Record,
     Now = nowMs();
     Cpu = currentCpu();
   }
-  Shard &S = shardOf(SS);
-  uint32_t I = SS & SlotMask;
   S.Lock.lock();
   if (MEMPROF_UNLIKELY(!S.Live.holds(I, User))) {
     S.Lock.unlock();
