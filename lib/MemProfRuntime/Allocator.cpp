@@ -1,14 +1,17 @@
 //===- Allocator.cpp - Chunks, shadow, live set and the MIB table ---------===//
 //
-// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign), with a
-// 32-byte header placed so that the user pointer is 32 mod 64 (or aligned as
-// requested) and no 64-byte granule holds bytes of two allocations.
+// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign). Every
+// chunk ends in a 16-byte tail right before the user pointer; granule-
+// exclusive chunks (linked in) have a 32-byte header placed so that the user
+// pointer is 32 mod 64 (or aligned as requested) and no 64-byte granule holds
+// bytes of two allocations; under LD_PRELOAD small chunks have only the tail
+// (docs/runtime.md, Design).
 //
-// Recording is sharded by the chunk's address into 64 shards, each with its
-// own spin lock, set of live chunks and table of freed MIBs. A free takes
-// only its shard's lock; a dump visits the shards one at a time, so every
-// allocation is counted exactly once per dump: freed (in the table) or live
-// (as if freed at the dump), never both and never neither.
+// Recording is sharded by the allocating thread into 64 shards, each with
+// its own spin lock, table of live chunks and table of freed MIBs. A free
+// takes only its chunk's shard's lock; a dump visits the shards one at a
+// time, so every allocation is counted exactly once per dump: freed (in the
+// table) or live (as if freed at the dump), never both and never neither.
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeInternal.h"
