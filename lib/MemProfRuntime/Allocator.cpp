@@ -1,14 +1,17 @@
 //===- Allocator.cpp - Chunks, shadow, live set and the MIB table ---------===//
 //
-// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign), with a
-// 32-byte header placed so that the user pointer is 32 mod 64 (or aligned as
-// requested) and no 64-byte granule holds bytes of two allocations.
+// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign). Every
+// chunk ends in a 16-byte tail right before the user pointer; granule-
+// exclusive chunks (linked in) have a 32-byte header placed so that the user
+// pointer is 32 mod 64 (or aligned as requested) and no 64-byte granule holds
+// bytes of two allocations; under LD_PRELOAD small chunks have only the tail
+// (docs/runtime.md, Design).
 //
-// Recording is sharded by the chunk's address into 64 shards, each with its
-// own spin lock, set of live chunks and table of freed MIBs. A free takes
-// only its shard's lock; a dump visits the shards one at a time, so every
-// allocation is counted exactly once per dump: freed (in the table) or live
-// (as if freed at the dump), never both and never neither.
+// Recording is sharded by the allocating thread into 64 shards, each with
+// its own spin lock, table of live chunks and table of freed MIBs. A free
+// takes only its chunk's shard's lock; a dump visits the shards one at a
+// time, so every allocation is counted exactly once per dump: freed (in the
+// table) or live (as if freed at the dump), never both and never neither.
 //
 //===----------------------------------------------------------------------===//
 #include "RuntimeInternal.h"
@@ -31,6 +34,12 @@ extern "C" {
 __attribute__((visibility("default"))) uintptr_t memprof_shadow_base;
 // Top of the main thread's stack (exported by ld.so).
 extern void *__libc_stack_end;
+// glibc >= 2.35's restartable-sequences area (<sys/rseq.h>): the kernel
+// keeps the current CPU at thread pointer + __rseq_offset. Weak, so that the
+// runtime still loads with a glibc that lacks them; __rseq_size is 0 when
+// glibc did not register the area (glibc.pthread.rseq=0, an old kernel).
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
 }
 
 namespace memprof {
@@ -119,6 +128,18 @@ uintptr_t reserveShadow() {
 uint32_t nowMs() { return uint32_t((monotonicNs() - G.StartNs) / 1000000); }
 
 uint32_t currentCpu() {
+  // The rseq area's cpu_id (struct rseq: cpu_id_start at 0, cpu_id at 4),
+  // written by the kernel on every return to this thread: one load instead
+  // of sched_getcpu's vDSO call. Negative before registration or if it
+  // failed; sched_getcpu then.
+  if (&__rseq_size && __rseq_size >= 8) {
+    const char *Area = static_cast<const char *>(__builtin_thread_pointer()) +
+                       __rseq_offset;
+    int32_t Cpu = __atomic_load_n(
+        reinterpret_cast<const int32_t *>(Area + 4), __ATOMIC_RELAXED);
+    if (MEMPROF_LIKELY(Cpu >= 0))
+      return uint32_t(Cpu);
+  }
   int Cpu = sched_getcpu();
   return Cpu < 0 ? 0 : uint32_t(Cpu);
 }
@@ -204,21 +225,34 @@ MEMPROF_ALWAYS_INLINE void attachHistogram(MIB &M, uintptr_t User,
 
 namespace {
 
-/// The live chunks of a shard: a dense array of user pointers (0: a free
-/// slot) whose index is kept in the chunk's header (ChunkHeader::Slot), and
-/// a stack of the free slots. Inserting pops a recently freed slot (in
-/// cache), removing pushes one; neither reads a cold slot, so neither waits
-/// for memory. Validity is the header's business: ContextId 0 (a reset
-/// forgot the chunk) or an older Gen (inherited across fork).
+/// A live chunk in its shard's table: its user pointer (0: a free slot) and
+/// what its allocation recorded besides the context.
+struct LiveEntry {
+  uint64_t User;
+  uint32_t AllocTimestampMs; ///< ms since the runtime started
+  uint16_t AllocCpuId;       ///< CPU at allocation (saturated at 65535)
+  uint16_t Gen;              ///< GlobalState::Gen when allocated
+};
+static_assert(sizeof(LiveEntry) == 16, "a live-table entry is 16 bytes");
+
+/// The live chunks of a shard: a dense array of entries whose index is kept
+/// in the chunk's tail (ChunkTail::SlotShard), and a stack of the free
+/// slots. Inserting pops a recently freed slot (in cache), removing pushes
+/// one. A chunk is in its table from its allocation to its free, whatever
+/// happens meanwhile (a reset clears its context in its tail; a forked
+/// child keeps the table, the chunk's older Gen saying it is inherited), so
+/// an entry holding a pointer proves the pointer is the runtime's chunk.
 struct SlotTable {
-  uint64_t *Slots;
+  LiveEntry *Slots;
   uint32_t *FreeStack; ///< as many entries as Slots: never overflows
   uint64_t Capacity;   ///< slots mapped
   uint64_t Used;       ///< slots ever handed out (the high-water mark)
   uint64_t NumFree;    ///< entries on FreeStack
   uint64_t Count;      ///< live chunks
 
-  static constexpr uint64_t MaxSlots = uint64_t(1) << 32;
+  /// The slot field has 26 bits, and SlotMask itself would make
+  /// UntrackedSlot in shard 63.
+  static constexpr uint64_t MaxSlots = SlotMask;
 
   static void *resize(void *Old, uint64_t OldBytes, uint64_t NewBytes) {
     if (!Old)
@@ -232,11 +266,14 @@ struct SlotTable {
   bool grow() {
     uint64_t NewCap = Capacity ? Capacity * 2 : 4096;
     if (NewCap > MaxSlots)
+      NewCap = MaxSlots;
+    if (NewCap <= Capacity)
       return false;
-    void *NewSlots = resize(Slots, Capacity * 8, NewCap * 8);
+    void *NewSlots = resize(Slots, Capacity * sizeof(LiveEntry),
+                            NewCap * sizeof(LiveEntry));
     if (!NewSlots)
       return false;
-    Slots = static_cast<uint64_t *>(NewSlots);
+    Slots = static_cast<LiveEntry *>(NewSlots);
     void *NewStack = resize(FreeStack, Capacity * 4, NewCap * 4);
     if (!NewStack) {
       // Keep the tables consistent: Slots has room that is not used yet.
@@ -247,8 +284,9 @@ struct SlotTable {
     return true;
   }
 
-  /// The slot now holding \p User; false when out of memory.
-  MEMPROF_ALWAYS_INLINE bool insert(uint64_t User, uint32_t &Slot) {
+  /// A slot for a new chunk (its entry is still to be written); false when
+  /// out of memory or slots.
+  MEMPROF_ALWAYS_INLINE bool take(uint32_t &Slot) {
     uint64_t I;
     if (NumFree) {
       I = FreeStack[--NumFree];
@@ -257,26 +295,30 @@ struct SlotTable {
         return false;
       I = Used++;
     }
-    Slots[I] = User;
     ++Count;
     Slot = uint32_t(I);
     return true;
   }
 
+  /// Whether \p I is the slot of the live chunk at \p User.
+  MEMPROF_ALWAYS_INLINE bool holds(uint32_t I, uint64_t User) const {
+    return I < Used && Slots[I].User == User;
+  }
+
   MEMPROF_ALWAYS_INLINE void remove(uint32_t I) {
-    Slots[I] = 0;
+    Slots[I].User = 0;
     FreeStack[NumFree++] = I;
     --Count;
   }
 
   template <typename F> void forEach(F Fn) const {
     for (uint64_t I = 0; I < Used; ++I)
-      if (Slots[I])
+      if (Slots[I].User)
         Fn(Slots[I]);
   }
 
   void release() {
-    unmapMemory(Slots, Capacity * 8);
+    unmapMemory(Slots, Capacity * sizeof(LiveEntry));
     unmapMemory(FreeStack, Capacity * 4);
     Slots = nullptr;
     FreeStack = nullptr;
@@ -288,16 +330,16 @@ constexpr unsigned NumShards = 64;
 
 struct alignas(64) Shard {
   SpinLock Lock;
-  SlotTable Live; ///< tracked chunks not yet freed
-  MIBMap Freed;   ///< MIBs of the tracked chunks freed so far
+  SlotTable Live; ///< chunks in a live table, not yet freed
+  MIBMap Freed;   ///< MIBs of the recorded chunks freed so far
 };
 Shard Shards[NumShards];
-static_assert(NumShards <= 64, "the shard takes 6 bits of the header");
+static_assert(NumShards == 64, "the shard takes 6 bits of the tail");
 uint32_t NextShard;
 
 /// The shard this thread records its allocations in: threads are spread
 /// round-robin, so a thread's allocations and frees take a lock no other
-/// thread normally touches. A chunk's header names its shard, so a free
+/// thread normally touches. A chunk's tail names its shard, so a free
 /// from another thread finds it.
 MEMPROF_ALWAYS_INLINE unsigned threadShard(ThreadState &T) {
   if (MEMPROF_UNLIKELY(!T.ShardPlusOne))
@@ -306,11 +348,11 @@ MEMPROF_ALWAYS_INLINE unsigned threadShard(ThreadState &T) {
   return T.ShardPlusOne - 1u;
 }
 
-MEMPROF_ALWAYS_INLINE unsigned kindOf(const ChunkHeader *H) {
-  return H->KindShard & 3u;
+MEMPROF_ALWAYS_INLINE unsigned kindOf(const ChunkTail *T) {
+  return T->CtxKind >> 24;
 }
-MEMPROF_ALWAYS_INLINE Shard &shardOf(const ChunkHeader *H) {
-  return Shards[H->KindShard >> 2];
+MEMPROF_ALWAYS_INLINE Shard &shardOf(uint32_t SlotShard) {
+  return Shards[SlotShard >> SlotBits];
 }
 
 } // namespace
@@ -415,6 +457,27 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   }
 }
 
+MEMPROF_ALWAYS_INLINE bool MIBMap::mergeAllocation(uint32_t Key,
+                                                    const MIB &M) {
+  if (MEMPROF_LIKELY(Capacity && !M.AccessHistogramSize)) {
+    uint64_t Mask = Capacity - 1;
+    for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
+      MIBEntry &E = Entries[I];
+      if (E.Key == Key) {
+        // As merge() does without a new histogram: the rule's HISTPTR
+        // clears the pointer, and the entry keeps its own.
+        uint64_t Histogram = E.Block.AccessHistogram;
+        mergeDump(E.Block, M);
+        E.Block.AccessHistogram = Histogram;
+        return true;
+      }
+      if (!E.Key)
+        break;
+    }
+  }
+  return merge(Key, M);
+}
+
 void MIBMap::release() {
   unmapMemory(Entries, Capacity * sizeof(MIBEntry));
   Entries = nullptr;
@@ -432,34 +495,65 @@ void MIBMap::release() {
 
 namespace {
 
-MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(uintptr_t User) {
-  return reinterpret_cast<ChunkHeader *>(User - sizeof(ChunkHeader));
+MEMPROF_ALWAYS_INLINE ChunkTail *tailOf(uintptr_t User) {
+  return reinterpret_cast<ChunkTail *>(User - sizeof(ChunkTail));
+}
+/// The 32-byte header whose tail is \p T (not for KindSmall).
+MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(const ChunkTail *T) {
+  return reinterpret_cast<ChunkHeader *>(reinterpret_cast<uintptr_t>(T) -
+                                         offsetof(ChunkHeader, Tail));
+}
+MEMPROF_ALWAYS_INLINE uint64_t sizeOf(const ChunkTail *T) {
+  return kindOf(T) == KindSmall ? T->Size32 : headerOf(T)->UserSize;
 }
 
-// Tells our headers from whatever precedes a foreign pointer: a keyed hash
-// of the header's address and the fields that never change while the chunk
-// lives (size and generation, kind, shard and layout), so that a reset may
-// clear ContextId without touching it (not cryptographic; the key only makes
-// an accidental match in foreign memory vanishingly unlikely).
-uint64_t computeCheck(const ChunkHeader *H) {
-  uint64_t W0;
-  memcpy(&W0, H, sizeof(W0));
-  uint16_t Layout;
-  memcpy(&Layout, reinterpret_cast<const uint8_t *>(H) + 22, sizeof(Layout));
+// Tells our chunks from whatever precedes a foreign pointer: keyed hashes of
+// the tail's (or header's) address and the fields that never change while
+// the chunk lives (size, slot and shard, kind, layout), so that a reset may
+// clear the context without touching them. Not cryptographic; the key only
+// makes an accidental match in foreign memory unlikely (for the 32 bits of
+// a small chunk's tail) or vanishingly so (the 64 more of a header). A small
+// chunk is then proven by its live-table entry.
+MEMPROF_ALWAYS_INLINE uint64_t tailHash(const ChunkTail *T) {
   uint64_t X =
-      (reinterpret_cast<uintptr_t>(H) ^ G.Secret) * 0x9E3779B97F4A7C15ULL;
-  X ^= (W0 ^ G.Secret) * 0xC2B2AE3D27D4EB4FULL;
-  X ^= (uint64_t(Layout) + G.Secret) * 0x165667B19E3779F9ULL;
+      (reinterpret_cast<uintptr_t>(T) ^ G.Secret) * 0x9E3779B97F4A7C15ULL;
+  X ^= (((uint64_t(T->Size32) << 32) | T->SlotShard) ^ G.Secret) *
+       0xC2B2AE3D27D4EB4FULL;
+  X ^= (uint64_t(loadRelaxed(&T->CtxKind) >> 24) + G.Secret) *
+       0x165667B19E3779F9ULL;
   X ^= X >> 31;
-  return X | 1; // a cleared header (Check = 0) never matches
+  return X;
+}
+MEMPROF_ALWAYS_INLINE uint32_t computeCheck32(const ChunkTail *T) {
+  return uint32_t(tailHash(T) >> 32) | 1; // a cleared tail never matches
+}
+uint64_t computeCheck(const ChunkHeader *H) {
+  uint64_t X = tailHash(&H->Tail) * 0x94D049BB133111EBULL;
+  X ^= (H->UserSize ^ G.Secret) * 0xD6E8FEB86659FD93ULL;
+  X ^= X >> 29;
+  return X | 1;
 }
 
-void *blockOf(const ChunkHeader *H) {
-  uintptr_t HA = reinterpret_cast<uintptr_t>(H);
-  if (kindOf(H) == KindAligned)
-    return reinterpret_cast<void *>(HA + sizeof(ChunkHeader) -
-                                    (uintptr_t(1) << H->Info));
-  return reinterpret_cast<void *>(HA - uintptr_t(H->Info) * 16);
+void *blockOf(const ChunkTail *T) {
+  uintptr_t TA = reinterpret_cast<uintptr_t>(T);
+  switch (kindOf(T)) {
+  case KindSmall:
+    return reinterpret_cast<void *>(TA);
+  case KindAligned:
+    return reinterpret_cast<void *>(TA + sizeof(ChunkTail) -
+                                    (uintptr_t(1) << T->Size32));
+  default: // plain, compact: Size32 is the header's offset / 16
+    return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(headerOf(T)) -
+                                    uintptr_t(T->Size32) * 16);
+  }
+}
+
+/// Clears the check words, so that a stale tail or header is never taken for
+/// a live one.
+MEMPROF_ALWAYS_INLINE void clearChecks(ChunkTail *T) {
+  if (kindOf(T) != KindSmall)
+    headerOf(T)->Check = 0;
+  T->Check32 = 0;
 }
 
 /// Plain glibc memory for the runtime's own callers (the guard is set):
@@ -529,96 +623,204 @@ MEMPROF_NOINLINE void reportDegraded() {
   writeStderr(L);
 }
 
+/// The tail of \p U if its check says the runtime made it: proven for the
+/// 32-byte kinds (by the header's full check word), only likely for a small
+/// chunk until its live-table entry is seen (smallTracked, recordEnd).
+ChunkTail *candidateTail(uintptr_t U) {
+  // The 16 bytes before any 16-aligned glibc pointer are glibc's chunk
+  // header, so reading them is safe.
+  if (!U || (U & 15) || loadAcquire(&G.InitState) != 2)
+    return nullptr;
+  ChunkTail *T = tailOf(U);
+  if (T->Check32 != computeCheck32(T))
+    return nullptr;
+  unsigned Kind = kindOf(T);
+  if (Kind == KindSmall)
+    return T;
+  if (Kind < KindPlain || Kind > KindCompact)
+    return nullptr;
+  // A 32-byte header: ours are 32 mod 64 (plain), aligned to >= 64, or
+  // (compact) 32 bytes into a glibc block, never 16 bytes into a page (where
+  // glibc puts the pointer of a block it mmaps, before which nothing need
+  // be mapped). The 32 bytes before any other 16-aligned glibc pointer are
+  // glibc's memory.
+  if ((U & 31) && (U & 4095) < 32)
+    return nullptr;
+  ChunkHeader *H = headerOf(T);
+  return H->Check == computeCheck(H) ? T : nullptr;
+}
+
+/// Whether the small-chunk tail \p T of \p User is in its live table (so
+/// the runtime's).
+bool smallTracked(const ChunkTail *T, uintptr_t User) {
+  uint32_t SS = T->SlotShard;
+  if (SS == UntrackedSlot)
+    return false;
+  Shard &S = shardOf(SS);
+  ScopedLock Guard(S.Lock);
+  return S.Live.holds(SS & SlotMask, User);
+}
+
 } // namespace
 
-ChunkHeader *ownChunk(const void *P) {
+ChunkTail *ownChunk(const void *P) {
   uintptr_t U = reinterpret_cast<uintptr_t>(P);
-  // Ours are 16-aligned: 32 mod 64 (granule-exclusive), aligned to >= 64,
-  // or (compact) 32 bytes into a glibc block. Reading the 32 bytes before
-  // any 32-aligned glibc pointer stays inside glibc's memory, and so does
-  // reading them before a pointer at least 32 bytes into its page. The one
-  // 16-aligned pointer left out, 16 bytes into a page, is what glibc gives
-  // for a block of its own mmap (nothing before it need be mapped); the
-  // runtime never places a compact chunk there.
-  if (!U || (U & 15) || ((U & 31) && (U & 4095) < 32) ||
-      loadAcquire(&G.InitState) != 2)
+  ChunkTail *T = candidateTail(U);
+  if (T && kindOf(T) == KindSmall && !smallTracked(T, U))
     return nullptr;
-  ChunkHeader *H = headerOf(U);
-  return H->Check == computeCheck(H) ? H : nullptr;
+  return T;
 }
 
 namespace {
 
-/// Records the end of tracked chunk \p H (user pointer \p User): its MIB
-/// (with its access histogram, if enabled) is merged into its shard's table
-/// and it leaves the live set; its shadow counters are cleared for the next
-/// owner of the memory. \p Record false: only forgotten (runtime code, or
-/// after the exit dump). The chunk's memory is not touched.
-void recordEnd(ChunkHeader *H, uintptr_t User, bool Record) {
-  uint64_t Size = H->UserSize;
+/// Ends the chunk of tail \p T (user pointer \p User): if it is in a live
+/// table it leaves it, and its MIB (with its access histogram, if enabled)
+/// is merged into its shard's table when it is recorded (a context, this
+/// fork generation) and \p Record; its shadow counters are cleared for the
+/// next owner of the memory. \p Record false: only forgotten (runtime code,
+/// or after the exit dump). The chunk's memory is not touched. With
+/// \p Kept, the slot stays taken (its entry empty, for the chunk's next
+/// allocation: realloc) and is returned there, or UntrackedSlot.
+/// false, with nothing done, if \p T is a small chunk's lookalike that no
+/// live table holds: foreign memory.
+bool recordEnd(ChunkTail *T, uintptr_t User, bool Record,
+               uint32_t *Kept = nullptr) {
+  if (Kept)
+    *Kept = UntrackedSlot;
+  uint32_t SS = T->SlotShard;
+  bool Small = kindOf(T) == KindSmall;
+  if (SS == UntrackedSlot)
+    return !Small;
+  Shard &S = shardOf(SS);
+  uint32_t I = SS & SlotMask;
+  // The entry is often out of cache, and after the lock's exchange its load
+  // could not start before the exchange completes: start it now, so that the
+  // miss overlaps the work below. (The table may be remapped meanwhile, as
+  // it grows under the lock: prefetching a stale address is harmless.)
+  __builtin_prefetch(loadRelaxed(&S.Live.Slots) + I, 1);
+  uint64_t Size = Small ? T->Size32 : headerOf(T)->UserSize;
   uint64_t Accesses = shadowAccessCount(User, Size, /*Clear=*/false);
-  // Not tracked, forgotten by a reset, or inherited across fork (recorded by
-  // the parent): nothing to record.
-  uint32_t Ctx = loadRelaxed(&H->ContextId);
-  if (Ctx && H->Gen == loadRelaxed(&G.Gen)) {
-    MIB M;
-    if (Record) {
-      M = mibForAllocation(Size, Accesses, H->AllocTimestampMs, nowMs(),
-                           H->AllocCpuId, currentCpu());
-      attachHistogram(M, User, Size);
-    }
-    Shard &S = shardOf(H);
-    S.Lock.lock();
-    // A reset may have forgotten the chunk meanwhile (under this lock).
-    bool Lost = false;
-    if (loadRelaxed(&H->ContextId)) {
-      S.Live.remove(H->Slot);
-      Lost = Record && !S.Freed.merge(Ctx, M);
-    }
-    S.Lock.unlock();
-    if (MEMPROF_UNLIKELY(Lost))
-      reportDegraded();
+  uint32_t Now = 0, Cpu = 0;
+  if (Record) {
+    Now = nowMs();
+    Cpu = currentCpu();
   }
+  S.Lock.lock();
+  if (MEMPROF_UNLIKELY(!S.Live.holds(I, User))) {
+    S.Lock.unlock();
+    return !Small;
+  }
+  const LiveEntry &E = S.Live.Slots[I];
+  // A reset clears the context (under this lock); a chunk inherited across
+  // fork has an older generation: the parent records it.
+  uint32_t Ctx = loadRelaxed(&T->CtxKind) & CtxMask;
+  bool Lost = false;
+  if (Record && Ctx && E.Gen == loadRelaxed(&G.Gen)) {
+    uint32_t AllocTs = E.AllocTimestampMs, AllocCpu = E.AllocCpuId;
+    // The block of this allocation, merged into its context's: inlined
+    // twice, so that without the pass (no accesses) the compiler folds
+    // the access fields' arithmetic away.
+    auto Merge = [&](uint64_t A) __attribute__((always_inline)) {
+      MIB M = mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu);
+      attachHistogram(M, User, Size);
+      return S.Freed.mergeAllocation(Ctx, M);
+    };
+    Lost = !(Accesses ? Merge(Accesses) : Merge(0));
+  }
+  if (Kept) {
+    S.Live.Slots[I].User = 0;
+    *Kept = SS;
+  } else {
+    S.Live.remove(I);
+  }
+  S.Lock.unlock();
+  if (MEMPROF_UNLIKELY(Lost))
+    reportDegraded();
   if (Accesses)
     shadowAccessCount(User, Size, /*Clear=*/true);
+  return true;
 }
 
-/// Fills the recorded fields of a new chunk's header (context, time, CPU,
-/// shard and live slot; ContextId 0 if it is not recorded) and writes the
-/// header. A recorded chunk's header is written under its shard's lock,
-/// together with its insertion into the live table: a dump, which reads the
-/// live chunks' headers under that lock, never sees a chunk whose header is
-/// not written yet (or overwrites a reset's mark on it).
-MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &T, ChunkHeader &Fields,
-                                       uintptr_t User, const void *Frame) {
-  ChunkHeader *H = headerOf(User);
+/// Gives back a slot recordEnd kept.
+void releaseSlot(uint32_t SS) {
+  if (SS == UntrackedSlot)
+    return;
+  Shard &S = shardOf(SS);
+  ScopedLock Guard(S.Lock);
+  S.Live.remove(SS & SlotMask);
+}
+
+/// Writes the header of a new chunk of \p Size bytes at \p User, of
+/// \p Kind (\p Info: its layout), recorded with the context above \p Frame,
+/// and enters it in a live table: in slot \p Reserved (one recordEnd kept)
+/// or a new one of this thread's shard. A small chunk always gets a slot,
+/// or nothing is written and false returned (the caller makes a chunk of
+/// another kind); the other kinds get one only when recorded. The header is
+/// written under the shard's lock, together with the live-table entry: a
+/// dump, which reads the live chunks' tails under that lock, never sees a
+/// chunk whose tail is not written yet (or overwrites a reset's mark on it).
+MEMPROF_ALWAYS_INLINE bool recordStart(ThreadState &TS, uintptr_t User,
+                                       uint64_t Size, unsigned Kind,
+                                       uint32_t Info, const void *Frame,
+                                       uint32_t Reserved) {
+  bool Small = Kind == KindSmall;
+  ChunkTail F;
+  F.Size32 = Small ? uint32_t(Size) : Info;
+  F.SlotShard = UntrackedSlot;
+  F.CtxKind = uint32_t(Kind) << 24;
+  F.Check32 = 0;
   auto Write = [&] {
-    *H = Fields;
-    H->Check = computeCheck(H);
+    ChunkTail *T = tailOf(User);
+    *T = F;
+    T->Check32 = computeCheck32(T);
+    if (!Small) {
+      ChunkHeader *H = headerOf(T);
+      H->UserSize = Size;
+      H->Check = computeCheck(H);
+    }
   };
-  Fields.ContextId = 0;
-  if (!recording())
-    return Write();
-  Fields.ContextId = contextOf(Frame);
-  if (MEMPROF_UNLIKELY(!Fields.ContextId)) {
-    reportDegraded();
-    return Write();
+  uint32_t Ctx = 0;
+  if (recording()) {
+    Ctx = contextOf(Frame);
+    if (MEMPROF_UNLIKELY(!Ctx))
+      reportDegraded();
   }
-  Fields.AllocTimestampMs = nowMs();
-  uint32_t Cpu = currentCpu();
-  Fields.AllocCpuId = uint16_t(Cpu > 0xFFFF ? 0xFFFF : Cpu);
-  Fields.Gen = loadRelaxed(&G.Gen);
-  unsigned Index = threadShard(T);
-  Fields.KindShard = uint8_t((Fields.KindShard & 3u) | (Index << 2));
-  Shard &S = Shards[Index];
-  S.Lock.lock();
-  bool Tracked = S.Live.insert(User, Fields.Slot);
-  if (MEMPROF_UNLIKELY(!Tracked))
-    Fields.ContextId = 0;
+  if (!Ctx && !Small && Reserved == UntrackedSlot) {
+    Write();
+    return true;
+  }
+  LiveEntry E = {User, 0, 0, loadRelaxed(&G.Gen)};
+  if (Ctx) {
+    E.AllocTimestampMs = nowMs();
+    uint32_t Cpu = currentCpu();
+    E.AllocCpuId = uint16_t(Cpu > 0xFFFF ? 0xFFFF : Cpu);
+  }
+  uint32_t SS = Reserved;
+  Shard *S;
+  if (SS != UntrackedSlot) {
+    S = &shardOf(SS);
+    S->Lock.lock();
+  } else {
+    unsigned Index = threadShard(TS);
+    S = &Shards[Index];
+    S->Lock.lock();
+    uint32_t I;
+    if (MEMPROF_UNLIKELY(!S->Live.take(I))) {
+      S->Lock.unlock();
+      if (Small)
+        return false;
+      Write(); // not tracked, not recorded
+      reportDegraded();
+      return true;
+    }
+    SS = (uint32_t(Index) << SlotBits) | I;
+  }
+  S->Live.Slots[SS & SlotMask] = E;
+  F.SlotShard = SS;
+  F.CtxKind |= Ctx;
   Write();
-  S.Lock.unlock();
-  if (MEMPROF_UNLIKELY(!Tracked))
-    reportDegraded();
+  S->Lock.unlock();
+  return true;
 }
 
 using UsableSizeFn = size_t (*)(void *);
@@ -635,14 +837,31 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest();
 
-  uintptr_t User;
-  ChunkHeader Fields = {};
   if (Align <= 16 && loadRelaxed(&G.CompactChunks)) {
-    // Compact: the header at the block's start. A user pointer 16 bytes
-    // into a page would be taken for a glibc mmap block (ownChunk): such a
-    // block is grown by 16 bytes (glibc extends it in place or moves it) and
-    // the header moves 16 bytes further in. (Freeing it and asking again
-    // would get the same block back from glibc's cache, every time.)
+    // Small: the tail at the block's start, 16 bytes of overhead.
+    if (Size <= UINT32_MAX) {
+      void *Block = Zero ? __libc_calloc(1, Size + SmallOverhead)
+                         : __libc_malloc(Size + SmallOverhead);
+      if (!Block) {
+        T.InRuntime = 0;
+        errno = ENOMEM;
+        return nullptr;
+      }
+      uintptr_t User = reinterpret_cast<uintptr_t>(Block) + SmallOverhead;
+      if (MEMPROF_LIKELY(
+              recordStart(T, User, Size, KindSmall, 0, Frame, UntrackedSlot))) {
+        T.InRuntime = 0;
+        return reinterpret_cast<void *>(User);
+      }
+      // No room in the live table: a compact chunk, whose header proves
+      // itself.
+      __libc_free(Block);
+    }
+    // Compact: the 32-byte header at the block's start. A user pointer 16
+    // bytes into a page would be taken for a glibc mmap block (ownChunk):
+    // such a block is grown by 16 bytes (glibc extends it in place or moves
+    // it) and the header moves 16 bytes further in. (Freeing it and asking
+    // again would get the same block back from glibc's cache, every time.)
     if (Size > SIZE_MAX - CompactOverhead - 16) {
       T.InRuntime = 0;
       errno = ENOMEM;
@@ -656,7 +875,7 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
       return nullptr;
     }
     uintptr_t B = reinterpret_cast<uintptr_t>(Block);
-    Fields.Info = 0;
+    uint32_t Info = 0;
     if (MEMPROF_UNLIKELY(((B + sizeof(ChunkHeader)) & 4095) == 16)) {
       void *Grown = __libc_realloc(Block, Size + CompactOverhead + 16);
       if (!Grown) {
@@ -667,13 +886,20 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
       }
       B = reinterpret_cast<uintptr_t>(Grown);
       if (((B + sizeof(ChunkHeader)) & 4095) == 16)
-        Fields.Info = 1; // header at B + 16, user pointer 48 bytes in
+        Info = 1; // header at B + 16, user pointer 48 bytes in
       if (Zero) // the 16 bytes glibc added (the rest was copied or kept)
         memset(reinterpret_cast<void *>(B + CompactOverhead + Size), 0, 16);
     }
-    User = B + Fields.Info * 16 + sizeof(ChunkHeader);
-    Fields.KindShard = KindCompact;
-  } else if (Align <= 32) {
+    uintptr_t User = B + Info * 16 + sizeof(ChunkHeader);
+    recordStart(T, User, Size, KindCompact, Info, Frame, UntrackedSlot);
+    T.InRuntime = 0;
+    return reinterpret_cast<void *>(User);
+  }
+
+  uintptr_t User;
+  unsigned Kind;
+  uint32_t Info;
+  if (Align <= 32) {
     if (Size > SIZE_MAX - PlainOverhead) {
       T.InRuntime = 0;
       errno = ENOMEM;
@@ -689,8 +915,8 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
     uintptr_t B = reinterpret_cast<uintptr_t>(Block);
     uintptr_t H = alignUp(B, 64);
     User = H + sizeof(ChunkHeader);
-    Fields.KindShard = KindPlain;
-    Fields.Info = uint8_t((H - B) / 16);
+    Kind = KindPlain;
+    Info = uint32_t((H - B) / 16);
   } else {
     if (Size > SIZE_MAX - Align) {
       T.InRuntime = 0;
@@ -704,14 +930,12 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
       return nullptr;
     }
     User = reinterpret_cast<uintptr_t>(Block) + Align;
-    Fields.KindShard = KindAligned;
-    Fields.Info = uint8_t(__builtin_ctzll(Align));
+    Kind = KindAligned;
+    Info = uint32_t(__builtin_ctzll(Align));
     if (Zero)
       memset(reinterpret_cast<void *>(User), 0, Size);
   }
-
-  Fields.UserSize = Size;
-  recordStart(T, Fields, User, Frame); // writes the header
+  recordStart(T, User, Size, Kind, Info, Frame, UntrackedSlot);
   T.InRuntime = 0;
   return reinterpret_cast<void *>(User);
 }
@@ -729,8 +953,9 @@ size_t glibcUsableSize(void *P) {
 void deallocate(void *P) {
   if (!P)
     return;
-  ChunkHeader *H = ownChunk(P);
-  if (!H) {
+  uintptr_t U = reinterpret_cast<uintptr_t>(P);
+  ChunkTail *T = candidateTail(U);
+  if (!T) {
     __libc_free(P);
     return;
   }
@@ -738,21 +963,25 @@ void deallocate(void *P) {
   RuntimeScope Scope;
   if (!Scope.nested() && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest();
-  recordEnd(H, reinterpret_cast<uintptr_t>(P), !Scope.nested() && recording());
-  void *Block = blockOf(H);
-  H->Check = 0;
+  if (MEMPROF_UNLIKELY(!recordEnd(T, U, !Scope.nested() && recording()))) {
+    __libc_free(P); // a small chunk's lookalike: glibc's
+    errno = SavedErrno;
+    return;
+  }
+  void *Block = blockOf(T);
+  clearChecks(T);
   __libc_free(Block);
   errno = SavedErrno;
 }
 
 namespace {
 /// realloc by moving: a new chunk, a copy, a free of the old one.
-void *reallocateByMoving(void *P, ChunkHeader *H, size_t Size,
+void *reallocateByMoving(void *P, ChunkTail *T, size_t Size,
                          const void *Frame) {
   void *New = allocate(Size, 0, false, Frame);
   if (!New)
     return nullptr;
-  uint64_t Old = H->UserSize;
+  uint64_t Old = sizeOf(T);
   memcpy(New, P, Old < Size ? Old : Size);
   deallocate(P);
   return New;
@@ -764,60 +993,81 @@ constexpr size_t ShrinkReturnBytes = 4096;
 } // namespace
 
 void *reallocate(void *P, size_t Size, const void *Frame) {
-  ChunkHeader *H = ownChunk(P);
-  if (!H)
+  ChunkTail *T = ownChunk(P);
+  if (!T)
     return __libc_realloc(P, Size);
-  ThreadState &T = TLS;
+  ThreadState &TS = TLS;
+  unsigned Kind = kindOf(T);
   // Aligned chunks keep their alignment only through a move; runtime code
   // (the guard is set) gets the simple path.
-  if (kindOf(H) == KindAligned || T.InRuntime)
-    return reallocateByMoving(P, H, Size, Frame);
+  if (Kind == KindAligned || TS.InRuntime)
+    return reallocateByMoving(P, T, Size, Frame);
   if (Size > SIZE_MAX - PlainOverhead) {
     errno = ENOMEM;
     return nullptr;
   }
+  if (Kind == KindSmall && Size > UINT32_MAX) {
+    // A small chunk cannot hold 4 GiB: a move to a compact one. If that
+    // fails, as when glibc's realloc fails: the block lives on, as a new
+    // allocation of its size at this context.
+    if (void *New = reallocateByMoving(P, T, Size, Frame))
+      return New;
+    uint64_t OldSize = T->Size32;
+    uintptr_t User = reinterpret_cast<uintptr_t>(P);
+    uint32_t Slot;
+    TS.InRuntime = 1;
+    recordEnd(T, User, recording(), &Slot);
+    recordStart(TS, User, OldSize, KindSmall, 0, Frame, Slot);
+    TS.InRuntime = 0;
+    errno = ENOMEM;
+    return nullptr;
+  }
   int SavedErrno = errno;
-  T.InRuntime = 1;
+  TS.InRuntime = 1;
   if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest();
 
   // In place when glibc's block has room (or shrinks in place); otherwise
   // glibc's realloc, which may extend the block or move it. Either way the
   // old allocation ends here and a new one starts at the realloc's context,
-  // as a move would record it (docs/runtime.md).
-  const ChunkHeader Old = *H;
+  // as a move would record it (docs/runtime.md). The new one takes the old
+  // one's live-table slot, so a small chunk always has one.
+  uint64_t OldSize = sizeOf(T);
   uintptr_t User = reinterpret_cast<uintptr_t>(P);
-  uint8_t *Block = static_cast<uint8_t *>(blockOf(H));
+  uint8_t *Block = static_cast<uint8_t *>(blockOf(T));
   size_t Offset = size_t(User - reinterpret_cast<uintptr_t>(Block));
-  bool Compact = kindOf(H) == KindCompact;
+  bool AtStart = Kind == KindCompact || Kind == KindSmall;
   size_t Room = glibcUsableSize(Block) - Offset;
-  uint64_t Keep = Old.UserSize < Size ? Old.UserSize : Size;
+  uint64_t Keep = OldSize < Size ? OldSize : Size;
   bool Recording = recording();
+  uint32_t Slot;
   if (Size > Room || Room - Size >= ShrinkReturnBytes) {
     // The old allocation ends before glibc may release its memory.
-    size_t Need = Size + (Compact ? Offset : PlainOverhead);
-    recordEnd(H, User, Recording);
-    H->Check = 0;
+    size_t Need = Size + (AtStart ? Offset : PlainOverhead);
+    recordEnd(T, User, Recording, &Slot);
+    clearChecks(T);
     uint8_t *NewBlock = static_cast<uint8_t *>(__libc_realloc(Block, Need));
     bool Failed = !NewBlock;
     if (Failed) {
       // glibc left the block as it was: it lives on (as a new allocation
       // of the old size; its accesses so far are in the ended one).
       NewBlock = Block;
-      Size = Old.UserSize;
+      Size = OldSize;
       Keep = Size;
     }
     uintptr_t NB = reinterpret_cast<uintptr_t>(NewBlock);
     uintptr_t NewUser;
-    if (Compact) {
+    uint32_t Info = 0;
+    if (AtStart) {
       NewUser = NB + Offset;
-      if (MEMPROF_UNLIKELY((NewUser & 4095) == 16)) {
+      if (Kind == KindCompact && MEMPROF_UNLIKELY((NewUser & 4095) == 16)) {
         // ownChunk would take this pointer for a glibc mmap block. The data
         // moves to the block's start, which is handed out as a plain glibc
         // block: correct for free and realloc, but not recorded (rare: a
         // move to 16 bytes before a page boundary).
+        releaseSlot(Slot);
         memmove(NewBlock, NewBlock + Offset, Keep);
-        T.InRuntime = 0;
+        TS.InRuntime = 0;
         if (Failed) {
           errno = ENOMEM;
           return nullptr; // unreachable: a failed realloc did not move
@@ -825,17 +1075,16 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
         errno = SavedErrno;
         return NewBlock;
       }
+      if (Kind == KindCompact)
+        Info = uint32_t((NewUser - sizeof(ChunkHeader) - NB) / 16);
     } else {
       NewUser = alignUp(NB, 64) + sizeof(ChunkHeader);
       if (NewUser - NB != Offset)
         memmove(reinterpret_cast<void *>(NewUser), NewBlock + Offset, Keep);
+      Info = uint32_t((NewUser - sizeof(ChunkHeader) - NB) / 16);
     }
-    ChunkHeader Fields = {};
-    Fields.UserSize = Size;
-    Fields.KindShard = uint8_t(Old.KindShard & 3u);
-    Fields.Info = uint8_t((NewUser - sizeof(ChunkHeader) - NB) / 16);
-    recordStart(T, Fields, NewUser, Frame); // writes the header
-    T.InRuntime = 0;
+    recordStart(TS, NewUser, Size, Kind, Info, Frame, Slot); // writes the header
+    TS.InRuntime = 0;
     if (Failed) {
       errno = ENOMEM;
       return nullptr;
@@ -844,39 +1093,45 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     return reinterpret_cast<void *>(NewUser);
   }
   // In place: the same chunk, a new allocation.
-  recordEnd(H, User, Recording);
-  ChunkHeader Fields = Old;
-  Fields.UserSize = Size;
-  recordStart(T, Fields, User, Frame); // writes the header
-  T.InRuntime = 0;
+  uint32_t Info = T->Size32;
+  recordEnd(T, User, Recording, &Slot);
+  recordStart(TS, User, Size, Kind, Info, Frame, Slot); // writes the header
+  TS.InRuntime = 0;
   errno = SavedErrno;
   return P;
 }
 
 size_t usableSize(void *P) {
-  if (ChunkHeader *H = ownChunk(P))
-    return H->UserSize;
+  if (ChunkTail *T = ownChunk(P))
+    return sizeOf(T);
   return 0;
 }
 
 //===-- Dumps, resets and fork --------------------------------------------===//
 
 namespace {
-/// Empties a shard (its lock held): the MIB table, and the live chunks,
-/// whose headers are marked as forgotten (ContextId 0; the check word does
-/// not cover it) so that their frees record nothing.
+/// Empties a shard's record (its lock held): the MIB table, and the live
+/// chunks of this generation, whose contexts are cleared (the check words
+/// do not cover them) so that they are never reported, live or freed. They
+/// stay in the live table until freed.
 void forgetShard(Shard &S) {
-  S.Live.forEach([](uint64_t User) {
-    storeRelaxed(&headerOf(User)->ContextId, 0u);
+  uint16_t Gen = loadRelaxed(&G.Gen);
+  S.Live.forEach([&](const LiveEntry &E) {
+    if (E.Gen != Gen)
+      return;
+    ChunkTail *T = tailOf(E.User);
+    uint32_t CK = loadRelaxed(&T->CtxKind);
+    if (CK & CtxMask)
+      storeRelaxed(&T->CtxKind, CK & ~CtxMask);
   });
   S.Freed.release();
-  S.Live.release();
 }
 } // namespace
 
 bool collectProfile(MIBMap &Out, bool Reset) {
   uint32_t Now = nowMs();
   uint32_t Cpu = currentCpu();
+  uint16_t Gen = loadRelaxed(&G.Gen);
   bool Ok = true;
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
@@ -884,13 +1139,18 @@ bool collectProfile(MIBMap &Out, bool Reset) {
       if (S.Freed.Entries[I].Key)
         Ok &= Out.merge(S.Freed.Entries[I].Key, S.Freed.Entries[I].Block);
     // The shard's lock keeps these chunks allocated while we read them.
-    S.Live.forEach([&](uint64_t User) {
-      const ChunkHeader *H = headerOf(User);
-      MIB M = mibForAllocation(H->UserSize,
-                               shadowAccessCount(User, H->UserSize, false),
-                               H->AllocTimestampMs, Now, H->AllocCpuId, Cpu);
-      attachHistogram(M, User, H->UserSize);
-      Ok &= Out.merge(H->ContextId, M);
+    S.Live.forEach([&](const LiveEntry &E) {
+      if (E.Gen != Gen)
+        return;
+      const ChunkTail *T = tailOf(E.User);
+      uint32_t Ctx = loadRelaxed(&T->CtxKind) & CtxMask;
+      if (!Ctx)
+        return;
+      uint64_t Size = sizeOf(T);
+      MIB M = mibForAllocation(Size, shadowAccessCount(E.User, Size, false),
+                               E.AllocTimestampMs, Now, E.AllocCpuId, Cpu);
+      attachHistogram(M, E.User, Size);
+      Ok &= Out.merge(Ctx, M);
     });
     if (Reset)
       forgetShard(S);
@@ -916,14 +1176,14 @@ void unlockAllShards() {
 }
 
 void resetShardsInChild() {
-  // The parent reports what it allocated; the child starts empty, and its
-  // frees of inherited chunks (an older generation) record nothing. No
-  // inherited header is written, so no page of the heap is copied.
+  // The parent reports what it allocated; the child starts with an empty
+  // record, and its frees of inherited chunks (an older generation in their
+  // live-table entry) record nothing. The live tables are kept: they prove
+  // the inherited small chunks are the runtime's. No inherited header is
+  // written, so no page of the heap is copied.
   storeRelaxed(&G.Gen, uint16_t(G.Gen + 1));
-  for (Shard &S : Shards) {
+  for (Shard &S : Shards)
     S.Freed.release();
-    S.Live.release();
-  }
 }
 
 } // namespace rt

@@ -54,7 +54,8 @@ inline MIB mibForAllocation(uint64_t Size, uint64_t AccessCount,
 // The rules of MIBFields.def, as format/MIBMergeRules.h defines them.
 
 /// LLVM's MemInfoBlock::Merge: \p Into is the block already in the table.
-inline void mergeDump(MIB &Into, const MIB &New) {
+inline __attribute__((always_inline)) void mergeDump(MIB &Into,
+                                                   const MIB &New) {
   const MIB Old = Into;
 #define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
   Into.Name = MEMPROF_RULE_##DumpRule(Name);

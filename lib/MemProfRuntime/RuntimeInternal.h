@@ -27,20 +27,30 @@ void __libc_free(void *);
 namespace memprof {
 namespace rt {
 
-/// The 32 bytes right before every user pointer. The chunk's 64-byte granule
-/// [header, header + 64) holds no other allocation's bytes, so each shadow
-/// counter belongs to exactly one allocation.
+/// The 16 bytes right before every user pointer, whatever the chunk's kind.
+/// Reading them is safe for any 16-aligned pointer glibc hands out (they are
+/// glibc's own chunk header then), so every pointer is first told by them.
+struct ChunkTail {
+  uint32_t Size32;    ///< KindSmall: bytes requested; other kinds: Info
+                      ///< (plain and compact: (header - glibc block) / 16;
+                      ///< aligned: log2 of the alignment)
+  uint32_t SlotShard; ///< slot in its shard's live table (bits 0-25) and the
+                      ///< shard (bits 26-31); UntrackedSlot: in no table
+  uint32_t CtxKind;   ///< context id (bits 0-23; 0: not recorded) and the
+                      ///< ChunkKind (bits 24-31)
+  uint32_t Check32;   ///< keyed hash of the tail's address, Size32,
+                      ///< SlotShard and kind (not the context, which a reset
+                      ///< clears)
+};
+static_assert(sizeof(ChunkTail) == 16, "the chunk tail is 16 bytes");
+
+/// The 32-byte header of the plain, aligned and compact kinds: the tail,
+/// and before it the size and a full check word.
 struct ChunkHeader {
-  uint64_t UserSize : 48;    ///< bytes requested (< 2^47 on x86-64)
-  uint64_t Gen : 16;         ///< GlobalState::Gen when allocated
-  uint32_t AllocTimestampMs; ///< ms since the runtime started
-  uint32_t ContextId;        ///< stack-depot id; 0: not recorded
-  uint32_t Slot;             ///< index in its shard's live table
-  uint16_t AllocCpuId;       ///< sched_getcpu() at allocation (saturated)
-  uint8_t KindShard;         ///< ChunkKind in bits 0-1, the shard in bits 2-7
-  uint8_t Info;              ///< KindPlain: (header - glibc block) / 16;
-                             ///< KindAligned: log2 of the alignment
-  uint64_t Check; ///< keyed hash of the address, bytes 0-7 and 22-23
+  uint64_t UserSize; ///< bytes requested
+  uint64_t Check;    ///< keyed hash of the header's address, UserSize and
+                     ///< the tail's Size32, SlotShard and kind
+  ChunkTail Tail;
 };
 static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
 
@@ -52,11 +62,23 @@ enum ChunkKind : uint8_t {
   KindAligned = 2,
   /// From __libc_malloc(Size + CompactOverhead): header at the block's
   /// start, user pointer 32 bytes later (16-aligned, never 16 bytes into a
-  /// page). Its first granule may hold the end of the block before it.
+  /// page). Its first granule may hold the end of the block before it. For
+  /// what a small chunk cannot hold (4 GiB and more, or no room in the
+  /// live table).
   KindCompact = 3,
+  /// From __libc_malloc(Size + SmallOverhead): only the tail, at the
+  /// block's start (user pointer 16 bytes in). Always in a live table while
+  /// it lives (which the runtime checks to tell it from foreign memory);
+  /// its time and CPU are in its live-table entry.
+  KindSmall = 4,
 };
 constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader);
 constexpr size_t CompactOverhead = sizeof(ChunkHeader);
+constexpr size_t SmallOverhead = sizeof(ChunkTail);
+constexpr unsigned SlotBits = 26;
+constexpr uint32_t SlotMask = (uint32_t(1) << SlotBits) - 1;
+constexpr uint32_t UntrackedSlot = ~uint32_t(0);
+constexpr uint32_t CtxMask = (uint32_t(1) << 24) - 1;
 
 struct Options {
   uint32_t MaxStackDepth;
@@ -85,10 +107,12 @@ struct GlobalState {
   /// this runtime, or another profiler): this copy writes nothing.
   bool Inactive;
   /// The fork generation: a forked child takes the next one, so chunks it
-  /// inherited (an older Gen in their header) are the parent's to report.
+  /// inherited (an older Gen in their live-table entry) are the parent's to
+  /// report.
   uint16_t Gen;
-  /// Plain requests get compact chunks (header at the glibc block's start,
-  /// 32 bytes of overhead) instead of granule-exclusive ones (80 bytes).
+  /// Plain requests get small chunks (16 bytes of overhead at the glibc
+  /// block's start; compact ones, 32 bytes, when a small one cannot be
+  /// used) instead of granule-exclusive ones (80 bytes).
   bool CompactChunks;
   /// A module built with the pass started (its constructor called
   /// memprof_rt_version_1): accesses are counted, blocks need their own
@@ -152,8 +176,8 @@ void *reallocate(void *P, size_t Size, const void *Frame);
 size_t usableSize(void *P);
 /// glibc's malloc_usable_size of one of its blocks.
 size_t glibcUsableSize(void *P);
-/// The header of \p P if the runtime allocated it, else nullptr.
-ChunkHeader *ownChunk(const void *P);
+/// The tail of \p P if the runtime allocated it, else nullptr.
+ChunkTail *ownChunk(const void *P);
 
 /// A map from stack id to MIB; open addressing over mmap'd memory.
 struct MIBEntry {
@@ -175,6 +199,11 @@ struct MIBMap {
   /// Merge; histograms: the longer is kept and the shorter added into it).
   /// false when out of memory.
   bool merge(uint32_t Key, const MIB &M);
+  /// merge() of a block without a histogram (what a free records), inlined
+  /// where the context already has its block: LLVM's rule is applied to
+  /// the entry in place, the compiler folding the one-allocation block's
+  /// constant fields. Any other case goes to merge().
+  bool mergeAllocation(uint32_t Key, const MIB &M);
   void release();
 
 private:
