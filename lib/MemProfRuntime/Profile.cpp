@@ -1085,6 +1085,18 @@ __attribute__((destructor(101))) void memprofDestructor() {
 
 void noteInstrumentedModule() {
   storeRelaxed(&G.InstrumentedCode, true);
+  // Code that counts accesses is here, but there is nowhere to count them
+  // (the runtime started and could not reserve the shadow): say so, once.
+  static uint32_t NoShadowReported;
+  if (loadAcquire(&G.InitState) == 2 && !loadAcquire(&memprof_shadow_base) &&
+      !__atomic_exchange_n(&NoShadowReported, 1u, __ATOMIC_RELAXED)) {
+    Line L;
+    L.add("memprof: warning: cannot reserve the access counters' shadow (16 "
+          "TiB of address space: an address-space limit such as ulimit -v, "
+          "or valgrind?); access counts are 0, allocations are still "
+          "recorded");
+    warn(L);
+  }
   // Before the constructor (an instrumented library's constructor runs
   // before a preloaded runtime's), the constructor sees the flag; after it
   // (a library dlopen'ed later), switch now unless the user chose.

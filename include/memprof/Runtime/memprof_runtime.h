@@ -51,10 +51,11 @@ void memprof_init(void);
  * (memprof_shadow_start), or if the shadow could not be mapped. */
 extern uintptr_t memprof_shadow_base;
 
-/* For code built with the instrumentation pass (docs/instrument.md):
- * reserves the shadow if the runtime has not yet (code running before it
- * started) and returns memprof_shadow_base; stops the process if the
- * shadow cannot be reserved. */
+/* For code built with the instrumentation pass and
+ * -memprof-instrument-sink=false (docs/instrument.md): reserves the shadow
+ * if the runtime has not yet (code running before it started) and returns
+ * memprof_shadow_base; stops the process if the shadow cannot be reserved
+ * (the default form never calls it). */
 uintptr_t memprof_shadow_start(void);
 /* For code built with the instrumentation pass (docs/instrument.md):
  * adds Inc to the counter of each of Addr, Addr + Stride, ...
