@@ -46,7 +46,7 @@ namespace memprof {
 namespace rt {
 
 GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, false, HistogramMaxBytesDefault, -1},
-                 false, 0, false};
+                 false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
 //===-- Initialization, time and CPU --------------------------------------===//
@@ -225,30 +225,23 @@ MEMPROF_ALWAYS_INLINE void attachHistogram(MIB &M, uintptr_t User,
 
 namespace {
 
-/// A live chunk in its shard's table: its user pointer (0: a free slot) and
-/// what its allocation recorded besides the context.
-struct LiveEntry {
-  uint64_t User;
-  uint32_t AllocTimestampMs; ///< ms since the runtime started
-  uint16_t AllocCpuId;       ///< CPU at allocation (saturated at 65535)
-  uint16_t Gen;              ///< GlobalState::Gen when allocated
-};
-static_assert(sizeof(LiveEntry) == 16, "a live-table entry is 16 bytes");
-
-/// The live chunks of a shard: a dense array of entries whose index is kept
-/// in the chunk's tail (ChunkTail::SlotShard), and a stack of the free
-/// slots. Inserting pops a recently freed slot (in cache), removing pushes
-/// one. A chunk is in its table from its allocation to its free, whatever
-/// happens meanwhile (a reset clears its context in its tail; a forked
-/// child keeps the table, the chunk's older Gen saying it is inherited), so
-/// an entry holding a pointer proves the pointer is the runtime's chunk.
+/// The live chunks of a shard: a dense array of their user pointers (0: a
+/// free slot) whose index is kept in the chunk's tail (ChunkTail::SlotShard),
+/// and a stack of the free slots. Inserting pops a recently freed slot (in
+/// cache); removing writes the slot and pushes it, and reads nothing, so a
+/// free does not wait for the slot's line. What an allocation recorded is in
+/// its chunk's tail. A chunk is in its table from its allocation to its free,
+/// whatever happens meanwhile (a reset clears its context in its tail). A
+/// forked child keeps the tables: the slots below GenBase are the parent's
+/// chunks, which the child never records and whose slots it never reuses.
 struct SlotTable {
-  LiveEntry *Slots;
+  uint64_t *Slots;
   uint32_t *FreeStack; ///< as many entries as Slots: never overflows
   uint64_t Capacity;   ///< slots mapped
   uint64_t Used;       ///< slots ever handed out (the high-water mark)
   uint64_t NumFree;    ///< entries on FreeStack
   uint64_t Count;      ///< live chunks
+  uint64_t GenBase;    ///< slots below are inherited across fork
 
   /// The slot field has 26 bits, and SlotMask itself would make
   /// UntrackedSlot in shard 63.
@@ -269,11 +262,11 @@ struct SlotTable {
       NewCap = MaxSlots;
     if (NewCap <= Capacity)
       return false;
-    void *NewSlots = resize(Slots, Capacity * sizeof(LiveEntry),
-                            NewCap * sizeof(LiveEntry));
+    void *NewSlots = resize(Slots, Capacity * sizeof(uint64_t),
+                            NewCap * sizeof(uint64_t));
     if (!NewSlots)
       return false;
-    Slots = static_cast<LiveEntry *>(NewSlots);
+    Slots = static_cast<uint64_t *>(NewSlots);
     void *NewStack = resize(FreeStack, Capacity * 4, NewCap * 4);
     if (!NewStack) {
       // Keep the tables consistent: Slots has room that is not used yet.
@@ -300,29 +293,34 @@ struct SlotTable {
     return true;
   }
 
-  /// Whether \p I is the slot of the live chunk at \p User.
-  MEMPROF_ALWAYS_INLINE bool holds(uint32_t I, uint64_t User) const {
-    return I < Used && Slots[I].User == User;
-  }
+  /// Whether slot \p I was this generation's (not inherited).
+  MEMPROF_ALWAYS_INLINE bool current(uint32_t I) const { return I >= GenBase; }
 
+  /// Empties slot \p I (< Used) and, unless inherited, frees it. The tail
+  /// named the slot, so nothing is read: a program's double free of a chunk
+  /// (which glibc then reports) may free a slot twice, so the stack is
+  /// bounded.
   MEMPROF_ALWAYS_INLINE void remove(uint32_t I) {
-    Slots[I].User = 0;
-    FreeStack[NumFree++] = I;
-    --Count;
+    Slots[I] = 0;
+    if (current(I) && NumFree < Used)
+      FreeStack[NumFree++] = I;
+    Count -= Count != 0;
   }
 
-  template <typename F> void forEach(F Fn) const {
-    for (uint64_t I = 0; I < Used; ++I)
-      if (Slots[I].User)
+  /// Calls \p Fn with the user pointer of every live chunk of this
+  /// generation.
+  template <typename F> void forEachCurrent(F Fn) const {
+    for (uint64_t I = GenBase; I < Used; ++I)
+      if (Slots[I])
         Fn(Slots[I]);
   }
 
   void release() {
-    unmapMemory(Slots, Capacity * sizeof(LiveEntry));
+    unmapMemory(Slots, Capacity * sizeof(uint64_t));
     unmapMemory(FreeStack, Capacity * 4);
     Slots = nullptr;
     FreeStack = nullptr;
-    Capacity = Used = NumFree = Count = 0;
+    Capacity = Used = NumFree = Count = GenBase = 0;
   }
 };
 
@@ -349,7 +347,15 @@ MEMPROF_ALWAYS_INLINE unsigned threadShard(ThreadState &T) {
 }
 
 MEMPROF_ALWAYS_INLINE unsigned kindOf(const ChunkTail *T) {
-  return T->CtxKind >> 24;
+  return loadRelaxed(&T->CtxKind) & KindMask;
+}
+/// The context id (0: not recorded); a reset may clear it meanwhile.
+MEMPROF_ALWAYS_INLINE uint32_t contextIdOf(const ChunkTail *T) {
+  return loadRelaxed(&T->CtxKind) >> CtxShift;
+}
+/// KindSmall: the size; other kinds: the layout's Info.
+MEMPROF_ALWAYS_INLINE uint32_t infoOf(const ChunkTail *T) {
+  return T->InfoCpu & 0xFFFF;
 }
 MEMPROF_ALWAYS_INLINE Shard &shardOf(uint32_t SlotShard) {
   return Shards[SlotShard >> SlotBits];
@@ -504,28 +510,23 @@ MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(const ChunkTail *T) {
                                          offsetof(ChunkHeader, Tail));
 }
 MEMPROF_ALWAYS_INLINE uint64_t sizeOf(const ChunkTail *T) {
-  return kindOf(T) == KindSmall ? T->Size32 : headerOf(T)->UserSize;
+  return kindOf(T) == KindSmall ? infoOf(T) : headerOf(T)->UserSize;
 }
 
-// Tells our chunks from whatever precedes a foreign pointer: keyed hashes of
-// the tail's (or header's) address and the fields that never change while
-// the chunk lives (size, slot and shard, kind, layout), so that a reset may
-// clear the context without touching them. Not cryptographic; the key only
-// makes an accidental match in foreign memory unlikely (for the 32 bits of
-// a small chunk's tail) or vanishingly so (the 64 more of a header). A small
-// chunk is then proven by its live-table entry.
+// The 32-byte header's check word: a keyed hash of its address and the
+// fields that never change while the chunk lives (all but the context, which
+// a reset clears). Not cryptographic: the tail's marker already tells our
+// chunks from glibc's; the check guards the header's 64-bit size against a
+// program writing before its block.
 MEMPROF_ALWAYS_INLINE uint64_t tailHash(const ChunkTail *T) {
   uint64_t X =
       (reinterpret_cast<uintptr_t>(T) ^ G.Secret) * 0x9E3779B97F4A7C15ULL;
-  X ^= (((uint64_t(T->Size32) << 32) | T->SlotShard) ^ G.Secret) *
+  X ^= (((uint64_t(T->InfoCpu) << 32) | T->SlotShard) ^ G.Secret) *
        0xC2B2AE3D27D4EB4FULL;
-  X ^= (uint64_t(loadRelaxed(&T->CtxKind) >> 24) + G.Secret) *
+  X ^= ((uint64_t(T->AllocTimestampMs) << 8 | kindOf(T)) + G.Secret) *
        0x165667B19E3779F9ULL;
   X ^= X >> 31;
   return X;
-}
-MEMPROF_ALWAYS_INLINE uint32_t computeCheck32(const ChunkTail *T) {
-  return uint32_t(tailHash(T) >> 32) | 1; // a cleared tail never matches
 }
 uint64_t computeCheck(const ChunkHeader *H) {
   uint64_t X = tailHash(&H->Tail) * 0x94D049BB133111EBULL;
@@ -541,19 +542,19 @@ void *blockOf(const ChunkTail *T) {
     return reinterpret_cast<void *>(TA);
   case KindAligned:
     return reinterpret_cast<void *>(TA + sizeof(ChunkTail) -
-                                    (uintptr_t(1) << T->Size32));
-  default: // plain, compact: Size32 is the header's offset / 16
+                                    (uintptr_t(1) << infoOf(T)));
+  default: // plain, compact: Info is the header's offset / 16
     return reinterpret_cast<void *>(reinterpret_cast<uintptr_t>(headerOf(T)) -
-                                    uintptr_t(T->Size32) * 16);
+                                    uintptr_t(infoOf(T)) * 16);
   }
 }
 
-/// Clears the check words, so that a stale tail or header is never taken for
-/// a live one.
+/// Clears the marker and check word, so that a stale tail or header is
+/// never taken for a live one.
 MEMPROF_ALWAYS_INLINE void clearChecks(ChunkTail *T) {
   if (kindOf(T) != KindSmall)
     headerOf(T)->Check = 0;
-  T->Check32 = 0;
+  storeRelaxed(&T->CtxKind, 0u);
 }
 
 /// Plain glibc memory for the runtime's own callers (the guard is set):
@@ -623,18 +624,19 @@ MEMPROF_NOINLINE void reportDegraded() {
   writeStderr(L);
 }
 
-/// The tail of \p U if its check says the runtime made it: proven for the
-/// 32-byte kinds (by the header's full check word), only likely for a small
-/// chunk until its live-table entry is seen (smallTracked, recordEnd).
+/// The tail of \p U if the runtime made it. The 16 bytes before any
+/// 16-aligned glibc pointer are glibc's chunk header, so reading them is
+/// safe, and there bit 3 of the size field (the tail's CtxKind) is never set:
+/// the tail's marker tells ours from glibc's. A 32-byte header's check word
+/// is verified too.
 ChunkTail *candidateTail(uintptr_t U) {
-  // The 16 bytes before any 16-aligned glibc pointer are glibc's chunk
-  // header, so reading them is safe.
   if (!U || (U & 15) || loadAcquire(&G.InitState) != 2)
     return nullptr;
   ChunkTail *T = tailOf(U);
-  if (T->Check32 != computeCheck32(T))
+  uint32_t CK = loadRelaxed(&T->CtxKind);
+  if (!(CK & TailMarker))
     return nullptr;
-  unsigned Kind = kindOf(T);
+  unsigned Kind = CK & KindMask;
   if (Kind == KindSmall)
     return T;
   if (Kind < KindPlain || Kind > KindCompact)
@@ -650,73 +652,52 @@ ChunkTail *candidateTail(uintptr_t U) {
   return H->Check == computeCheck(H) ? T : nullptr;
 }
 
-/// Whether the small-chunk tail \p T of \p User is in its live table (so
-/// the runtime's).
-bool smallTracked(const ChunkTail *T, uintptr_t User) {
-  uint32_t SS = T->SlotShard;
-  if (SS == UntrackedSlot)
-    return false;
-  Shard &S = shardOf(SS);
-  ScopedLock Guard(S.Lock);
-  return S.Live.holds(SS & SlotMask, User);
-}
-
 } // namespace
 
 ChunkTail *ownChunk(const void *P) {
-  uintptr_t U = reinterpret_cast<uintptr_t>(P);
-  ChunkTail *T = candidateTail(U);
-  if (T && kindOf(T) == KindSmall && !smallTracked(T, U))
-    return nullptr;
-  return T;
+  return candidateTail(reinterpret_cast<uintptr_t>(P));
 }
 
 namespace {
 
 /// Ends the chunk of tail \p T (user pointer \p User): if it is in a live
 /// table it leaves it, and its MIB (with its access histogram, if enabled)
-/// is merged into its shard's table when it is recorded (a context, this
-/// fork generation) and \p Record; its shadow counters are cleared for the
-/// next owner of the memory. \p Record false: only forgotten (runtime code,
-/// or after the exit dump). The chunk's memory is not touched. With
-/// \p Kept, the slot stays taken (its entry empty, for the chunk's next
-/// allocation: realloc) and is returned there, or UntrackedSlot.
-/// false, with nothing done, if \p T is a small chunk's lookalike that no
-/// live table holds: foreign memory.
-bool recordEnd(ChunkTail *T, uintptr_t User, bool Record,
+/// is merged into its shard's table when it is recorded (a context, not
+/// inherited across fork) and \p Record; its shadow counters are cleared for
+/// the next owner of the memory. \p Record false: only forgotten (runtime
+/// code, or after the exit dump). The chunk's memory is not touched. With
+/// \p Kept, the slot stays taken (empty, for the chunk's next allocation:
+/// realloc) and is returned there, or UntrackedSlot. Everything is read from
+/// the tail, which the caller has just read: the live table is only written.
+void recordEnd(ChunkTail *T, uintptr_t User, bool Record,
                uint32_t *Kept = nullptr) {
   if (Kept)
     *Kept = UntrackedSlot;
   uint32_t SS = T->SlotShard;
-  bool Small = kindOf(T) == KindSmall;
   if (SS == UntrackedSlot)
-    return !Small;
+    return;
   Shard &S = shardOf(SS);
   uint32_t I = SS & SlotMask;
-  // The entry is often out of cache, and after the lock's exchange its load
-  // could not start before the exchange completes: start it now, so that the
-  // miss overlaps the work below. (The table may be remapped meanwhile, as
-  // it grows under the lock: prefetching a stale address is harmless.)
-  __builtin_prefetch(loadRelaxed(&S.Live.Slots) + I, 1);
-  uint64_t Size = Small ? T->Size32 : headerOf(T)->UserSize;
+  uint64_t Size = sizeOf(T);
   uint64_t Accesses = shadowAccessCount(User, Size, /*Clear=*/false);
+  uint32_t AllocTs = T->AllocTimestampMs, AllocCpu = T->InfoCpu >> 16;
   uint32_t Now = 0, Cpu = 0;
   if (Record) {
     Now = nowMs();
     Cpu = currentCpu();
   }
   S.Lock.lock();
-  if (MEMPROF_UNLIKELY(!S.Live.holds(I, User))) {
+  if (MEMPROF_UNLIKELY(I >= S.Live.Used)) {
+    // Not a slot this table handed out: a tail the program overwrote.
     S.Lock.unlock();
-    return !Small;
+    return;
   }
-  const LiveEntry &E = S.Live.Slots[I];
   // A reset clears the context (under this lock); a chunk inherited across
-  // fork has an older generation: the parent records it.
-  uint32_t Ctx = loadRelaxed(&T->CtxKind) & CtxMask;
+  // fork is the parent's to record.
+  uint32_t Ctx = contextIdOf(T);
+  bool Current = S.Live.current(I);
   bool Lost = false;
-  if (Record && Ctx && E.Gen == loadRelaxed(&G.Gen)) {
-    uint32_t AllocTs = E.AllocTimestampMs, AllocCpu = E.AllocCpuId;
+  if (Record && Ctx && Current) {
     // The block of this allocation, merged into its context's: inlined
     // twice, so that without the pass (no accesses) the compiler folds
     // the access fields' arithmetic away.
@@ -727,8 +708,8 @@ bool recordEnd(ChunkTail *T, uintptr_t User, bool Record,
     };
     Lost = !(Accesses ? Merge(Accesses) : Merge(0));
   }
-  if (Kept) {
-    S.Live.Slots[I].User = 0;
+  if (Kept && Current) {
+    S.Live.Slots[I] = 0;
     *Kept = SS;
   } else {
     S.Live.remove(I);
@@ -738,7 +719,6 @@ bool recordEnd(ChunkTail *T, uintptr_t User, bool Record,
     reportDegraded();
   if (Accesses)
     shadowAccessCount(User, Size, /*Clear=*/true);
-  return true;
 }
 
 /// Gives back a slot recordEnd kept.
@@ -753,26 +733,25 @@ void releaseSlot(uint32_t SS) {
 /// Writes the header of a new chunk of \p Size bytes at \p User, of
 /// \p Kind (\p Info: its layout), recorded with the context above \p Frame,
 /// and enters it in a live table: in slot \p Reserved (one recordEnd kept)
-/// or a new one of this thread's shard. A small chunk always gets a slot,
-/// or nothing is written and false returned (the caller makes a chunk of
-/// another kind); the other kinds get one only when recorded. The header is
-/// written under the shard's lock, together with the live-table entry: a
-/// dump, which reads the live chunks' tails under that lock, never sees a
-/// chunk whose tail is not written yet (or overwrites a reset's mark on it).
-MEMPROF_ALWAYS_INLINE bool recordStart(ThreadState &TS, uintptr_t User,
+/// or a new one of this thread's shard. A chunk gets a slot only when
+/// recorded (or when it has one reserved); without a context or a slot it is
+/// not recorded. The header is written under the shard's lock, together with
+/// the live-table entry: a dump, which reads the live chunks' tails under
+/// that lock, never sees a chunk whose tail is not written yet (or
+/// overwrites a reset's mark on it).
+MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
                                        uint64_t Size, unsigned Kind,
                                        uint32_t Info, const void *Frame,
                                        uint32_t Reserved) {
   bool Small = Kind == KindSmall;
   ChunkTail F;
-  F.Size32 = Small ? uint32_t(Size) : Info;
+  F.InfoCpu = Small ? uint32_t(Size) : Info;
   F.SlotShard = UntrackedSlot;
-  F.CtxKind = uint32_t(Kind) << 24;
-  F.Check32 = 0;
+  F.CtxKind = uint32_t(Kind) | TailMarker;
+  F.AllocTimestampMs = 0;
   auto Write = [&] {
     ChunkTail *T = tailOf(User);
     *T = F;
-    T->Check32 = computeCheck32(T);
     if (!Small) {
       ChunkHeader *H = headerOf(T);
       H->UserSize = Size;
@@ -785,15 +764,14 @@ MEMPROF_ALWAYS_INLINE bool recordStart(ThreadState &TS, uintptr_t User,
     if (MEMPROF_UNLIKELY(!Ctx))
       reportDegraded();
   }
-  if (!Ctx && !Small && Reserved == UntrackedSlot) {
+  if (!Ctx && Reserved == UntrackedSlot) {
     Write();
-    return true;
+    return;
   }
-  LiveEntry E = {User, 0, 0, loadRelaxed(&G.Gen)};
   if (Ctx) {
-    E.AllocTimestampMs = nowMs();
+    F.AllocTimestampMs = nowMs();
     uint32_t Cpu = currentCpu();
-    E.AllocCpuId = uint16_t(Cpu > 0xFFFF ? 0xFFFF : Cpu);
+    F.InfoCpu |= (Cpu > 0xFFFF ? 0xFFFFu : Cpu) << 16;
   }
   uint32_t SS = Reserved;
   Shard *S;
@@ -807,20 +785,19 @@ MEMPROF_ALWAYS_INLINE bool recordStart(ThreadState &TS, uintptr_t User,
     uint32_t I;
     if (MEMPROF_UNLIKELY(!S->Live.take(I))) {
       S->Lock.unlock();
-      if (Small)
-        return false;
+      F.InfoCpu &= 0xFFFF;
+      F.AllocTimestampMs = 0;
       Write(); // not tracked, not recorded
       reportDegraded();
-      return true;
+      return;
     }
     SS = (uint32_t(Index) << SlotBits) | I;
   }
-  S->Live.Slots[SS & SlotMask] = E;
+  S->Live.Slots[SS & SlotMask] = User;
   F.SlotShard = SS;
-  F.CtxKind |= Ctx;
+  F.CtxKind |= Ctx << CtxShift;
   Write();
   S->Lock.unlock();
-  return true;
 }
 
 using UsableSizeFn = size_t (*)(void *);
@@ -839,7 +816,7 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
 
   if (Align <= 16 && loadRelaxed(&G.CompactChunks)) {
     // Small: the tail at the block's start, 16 bytes of overhead.
-    if (Size <= UINT32_MAX) {
+    if (MEMPROF_LIKELY(Size <= SmallMaxSize)) {
       void *Block = Zero ? __libc_calloc(1, Size + SmallOverhead)
                          : __libc_malloc(Size + SmallOverhead);
       if (!Block) {
@@ -848,14 +825,9 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
         return nullptr;
       }
       uintptr_t User = reinterpret_cast<uintptr_t>(Block) + SmallOverhead;
-      if (MEMPROF_LIKELY(
-              recordStart(T, User, Size, KindSmall, 0, Frame, UntrackedSlot))) {
-        T.InRuntime = 0;
-        return reinterpret_cast<void *>(User);
-      }
-      // No room in the live table: a compact chunk, whose header proves
-      // itself.
-      __libc_free(Block);
+      recordStart(T, User, Size, KindSmall, 0, Frame, UntrackedSlot);
+      T.InRuntime = 0;
+      return reinterpret_cast<void *>(User);
     }
     // Compact: the 32-byte header at the block's start. A user pointer 16
     // bytes into a page would be taken for a glibc mmap block (ownChunk):
@@ -963,11 +935,7 @@ void deallocate(void *P) {
   RuntimeScope Scope;
   if (!Scope.nested() && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest();
-  if (MEMPROF_UNLIKELY(!recordEnd(T, U, !Scope.nested() && recording()))) {
-    __libc_free(P); // a small chunk's lookalike: glibc's
-    errno = SavedErrno;
-    return;
-  }
+  recordEnd(T, U, !Scope.nested() && recording());
   void *Block = blockOf(T);
   clearChecks(T);
   __libc_free(Block);
@@ -1006,13 +974,13 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     errno = ENOMEM;
     return nullptr;
   }
-  if (Kind == KindSmall && Size > UINT32_MAX) {
-    // A small chunk cannot hold 4 GiB: a move to a compact one. If that
+  if (Kind == KindSmall && Size > SmallMaxSize) {
+    // A small chunk holds less than 64 KiB: a move to a compact one. If that
     // fails, as when glibc's realloc fails: the block lives on, as a new
     // allocation of its size at this context.
     if (void *New = reallocateByMoving(P, T, Size, Frame))
       return New;
-    uint64_t OldSize = T->Size32;
+    uint64_t OldSize = sizeOf(T);
     uintptr_t User = reinterpret_cast<uintptr_t>(P);
     uint32_t Slot;
     TS.InRuntime = 1;
@@ -1093,7 +1061,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     return reinterpret_cast<void *>(NewUser);
   }
   // In place: the same chunk, a new allocation.
-  uint32_t Info = T->Size32;
+  uint32_t Info = infoOf(T);
   recordEnd(T, User, Recording, &Slot);
   recordStart(TS, User, Size, Kind, Info, Frame, Slot); // writes the header
   TS.InRuntime = 0;
@@ -1115,14 +1083,11 @@ namespace {
 /// do not cover them) so that they are never reported, live or freed. They
 /// stay in the live table until freed.
 void forgetShard(Shard &S) {
-  uint16_t Gen = loadRelaxed(&G.Gen);
-  S.Live.forEach([&](const LiveEntry &E) {
-    if (E.Gen != Gen)
-      return;
-    ChunkTail *T = tailOf(E.User);
+  S.Live.forEachCurrent([&](uint64_t User) {
+    ChunkTail *T = tailOf(User);
     uint32_t CK = loadRelaxed(&T->CtxKind);
-    if (CK & CtxMask)
-      storeRelaxed(&T->CtxKind, CK & ~CtxMask);
+    if (CK >> CtxShift)
+      storeRelaxed(&T->CtxKind, CK & ((uint32_t(1) << CtxShift) - 1));
   });
   S.Freed.release();
 }
@@ -1131,7 +1096,6 @@ void forgetShard(Shard &S) {
 bool collectProfile(MIBMap &Out, bool Reset) {
   uint32_t Now = nowMs();
   uint32_t Cpu = currentCpu();
-  uint16_t Gen = loadRelaxed(&G.Gen);
   bool Ok = true;
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
@@ -1139,17 +1103,16 @@ bool collectProfile(MIBMap &Out, bool Reset) {
       if (S.Freed.Entries[I].Key)
         Ok &= Out.merge(S.Freed.Entries[I].Key, S.Freed.Entries[I].Block);
     // The shard's lock keeps these chunks allocated while we read them.
-    S.Live.forEach([&](const LiveEntry &E) {
-      if (E.Gen != Gen)
-        return;
-      const ChunkTail *T = tailOf(E.User);
-      uint32_t Ctx = loadRelaxed(&T->CtxKind) & CtxMask;
+    S.Live.forEachCurrent([&](uint64_t User) {
+      const ChunkTail *T = tailOf(User);
+      uint32_t Ctx = contextIdOf(T);
       if (!Ctx)
         return;
       uint64_t Size = sizeOf(T);
-      MIB M = mibForAllocation(Size, shadowAccessCount(E.User, Size, false),
-                               E.AllocTimestampMs, Now, E.AllocCpuId, Cpu);
-      attachHistogram(M, E.User, Size);
+      MIB M = mibForAllocation(Size, shadowAccessCount(User, Size, false),
+                               T->AllocTimestampMs, Now, T->InfoCpu >> 16,
+                               Cpu);
+      attachHistogram(M, User, Size);
       Ok &= Out.merge(Ctx, M);
     });
     if (Reset)
@@ -1177,13 +1140,15 @@ void unlockAllShards() {
 
 void resetShardsInChild() {
   // The parent reports what it allocated; the child starts with an empty
-  // record, and its frees of inherited chunks (an older generation in their
-  // live-table entry) record nothing. The live tables are kept: they prove
-  // the inherited small chunks are the runtime's. No inherited header is
-  // written, so no page of the heap is copied.
-  storeRelaxed(&G.Gen, uint16_t(G.Gen + 1));
-  for (Shard &S : Shards)
+  // record, and its frees of inherited chunks (slots below GenBase) record
+  // nothing and never free their slots, so no slot of the child's own chunks
+  // is ever below GenBase. No inherited header is written, so no page of the
+  // heap is copied; the parent's free slots are left unused.
+  for (Shard &S : Shards) {
+    S.Live.GenBase = S.Live.Used;
+    S.Live.NumFree = 0;
     S.Freed.release();
+  }
 }
 
 } // namespace rt

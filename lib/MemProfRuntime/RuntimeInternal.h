@@ -31,16 +31,17 @@ namespace rt {
 /// Reading them is safe for any 16-aligned pointer glibc hands out (they are
 /// glibc's own chunk header then), so every pointer is first told by them.
 struct ChunkTail {
-  uint32_t Size32;    ///< KindSmall: bytes requested; other kinds: Info
-                      ///< (plain and compact: (header - glibc block) / 16;
-                      ///< aligned: log2 of the alignment)
+  uint32_t InfoCpu;   ///< bits 0-15: KindSmall: bytes requested (at most
+                      ///< SmallMaxSize); other kinds: Info (plain and
+                      ///< compact: (header - glibc block) / 16; aligned:
+                      ///< log2 of the alignment). Bits 16-31: the CPU at
+                      ///< allocation (saturated at 65535)
   uint32_t SlotShard; ///< slot in its shard's live table (bits 0-25) and the
                       ///< shard (bits 26-31); UntrackedSlot: in no table
-  uint32_t CtxKind;   ///< context id (bits 0-23; 0: not recorded) and the
-                      ///< ChunkKind (bits 24-31)
-  uint32_t Check32;   ///< keyed hash of the tail's address, Size32,
-                      ///< SlotShard and kind (not the context, which a reset
-                      ///< clears)
+  uint32_t CtxKind;   ///< ChunkKind (bits 0-2), TailMarker (bit 3, always
+                      ///< set), context id (bits 8-31; 0: not recorded)
+  uint32_t AllocTimestampMs; ///< ms since the runtime started (recorded
+                             ///< chunks only)
 };
 static_assert(sizeof(ChunkTail) == 16, "the chunk tail is 16 bytes");
 
@@ -49,7 +50,7 @@ static_assert(sizeof(ChunkTail) == 16, "the chunk tail is 16 bytes");
 struct ChunkHeader {
   uint64_t UserSize; ///< bytes requested
   uint64_t Check;    ///< keyed hash of the header's address, UserSize and
-                     ///< the tail's Size32, SlotShard and kind
+                     ///< the tail's fields but the context
   ChunkTail Tail;
 };
 static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
@@ -66,10 +67,8 @@ enum ChunkKind : uint8_t {
   /// what a small chunk cannot hold (4 GiB and more, or no room in the
   /// live table).
   KindCompact = 3,
-  /// From __libc_malloc(Size + SmallOverhead): only the tail, at the
-  /// block's start (user pointer 16 bytes in). Always in a live table while
-  /// it lives (which the runtime checks to tell it from foreign memory);
-  /// its time and CPU are in its live-table entry.
+  /// From __libc_malloc(Size + SmallOverhead) for Size < SmallMaxSize: only
+  /// the tail, at the block's start (user pointer 16 bytes in).
   KindSmall = 4,
 };
 constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader);
@@ -78,7 +77,16 @@ constexpr size_t SmallOverhead = sizeof(ChunkTail);
 constexpr unsigned SlotBits = 26;
 constexpr uint32_t SlotMask = (uint32_t(1) << SlotBits) - 1;
 constexpr uint32_t UntrackedSlot = ~uint32_t(0);
-constexpr uint32_t CtxMask = (uint32_t(1) << 24) - 1;
+/// Bit 3 of the 8 bytes before a user pointer: set in every chunk tail,
+/// never in glibc's chunk header (whose size field there is a multiple of 16
+/// with flags in bits 0-2), so a pointer glibc made is never taken for ours.
+constexpr uint32_t TailMarker = 8;
+constexpr uint32_t KindMask = 7;
+constexpr unsigned CtxShift = 8;
+constexpr uint32_t MaxCtx = (uint32_t(1) << 24) - 1;
+/// Small chunks hold requests of at most this many bytes (16 bits of the
+/// tail).
+constexpr uint64_t SmallMaxSize = 0xFFFF;
 
 struct Options {
   uint32_t MaxStackDepth;
@@ -106,10 +114,6 @@ struct GlobalState {
   /// Another copy of malloc comes first in symbol lookup (a second copy of
   /// this runtime, or another profiler): this copy writes nothing.
   bool Inactive;
-  /// The fork generation: a forked child takes the next one, so chunks it
-  /// inherited (an older Gen in their live-table entry) are the parent's to
-  /// report.
-  uint16_t Gen;
   /// Plain requests get small chunks (16 bytes of overhead at the glibc
   /// block's start; compact ones, 32 bytes, when a small one cannot be
   /// used) instead of granule-exclusive ones (80 bytes).

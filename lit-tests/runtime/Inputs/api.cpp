@@ -12,9 +12,12 @@
 #include <map>
 #include <new>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 extern "C" void *__libc_malloc(size_t);
+extern "C" void *__libc_memalign(size_t, size_t);
+extern "C" void __libc_free(void *);
 
 #define SITE(Name, Params, Call)                                               \
   extern "C" __attribute__((noinline)) void *call_##Name Params { return Call; }
@@ -200,6 +203,45 @@ int main() {
     printf("foreign realloc: %s usable=%d\n", F ? "ptr" : "NULL",
            malloc_usable_size(F) >= 4000);
     free(F);
+    // glibc blocks of every kind (small, tcache and bins, mmapped, aligned),
+    // each after a glibc block whose last bytes (glibc's prev_size field of
+    // the next block, the first half of what the runtime reads as a tail)
+    // the program fills with ones: all are glibc's, usable sizes as glibc
+    // says, and none is recorded.
+    const size_t Sizes[] = {0, 1, 24, 40, 100, 1000, 4096, 65535, 65536,
+                            300000, 5 << 20};
+    int Bad = 0, Count = 0;
+    for (size_t N : Sizes)
+      for (size_t A : {size_t(0), size_t(64), size_t(4096)}) {
+        void *Before = __libc_malloc(24);
+        void *G = A ? __libc_memalign(A, N) : __libc_malloc(N);
+        memset(Before, 0xFF, 24);
+        size_t U = malloc_usable_size(G);
+        Bad += U < N;
+        G = realloc(G, N + 10);
+        Bad += !G || malloc_usable_size(G) < N + 10;
+        free(G);
+        free(Before);
+        Count += 2;
+      }
+    // In a thread's arena (glibc's NON_MAIN_ARENA flag, 4) a block after a
+    // freed one (no PREV_INUSE flag): glibc's flags alone read as the
+    // runtime's small-chunk kind.
+    std::thread Thread([&] {
+      for (int I = 0; I < 20; ++I) {
+        void *A = __libc_malloc(2000), *B = __libc_malloc(100);
+        void *C = __libc_malloc(100);
+        __libc_free(A);
+        Bad += malloc_usable_size(B) < 100;
+        B = realloc(B, 120);
+        Bad += !B;
+        free(B);
+        free(C);
+        ++Count;
+      }
+    });
+    Thread.join();
+    printf("foreign blocks: %d, bad %d\n", Count, Bad);
   }
 
   // operator new and delete in every form.

@@ -33,6 +33,13 @@ extern "C" __attribute__((noinline)) void *site_big_shrink(void *P, size_t N) {
   return realloc(P, N);
 }
 
+extern "C" __attribute__((noinline)) void *site_edge(size_t N) {
+  return malloc(N);
+}
+extern "C" __attribute__((noinline)) void *site_cross(void *P, size_t N) {
+  return realloc(P, N);
+}
+
 static uint64_t touch(void *P, size_t N) {
   uint64_t Total = 0;
   uintptr_t First = uintptr_t(P) & ~uintptr_t(63);
@@ -106,6 +113,41 @@ int main() {
   uint64_t SmallAccesses = touch(Small, 100);
   free(Small);
 
+  // Around the preloaded runtime's small-chunk limit (65,535 bytes): blocks
+  // on both sides, and one block grown across it and shrunk back.
+  uint64_t EdgeBytes = 0;
+  for (size_t M = 65533; M <= 65538; ++M) {
+    char *E = static_cast<char *>(site_edge(M));
+    UsableOk &= E && malloc_usable_size(E) == M;
+    fill(E, 0, M);
+    DataOk &= intact(E, M);
+    EdgeBytes += M;
+    free(E);
+  }
+  char *X = static_cast<char *>(site_edge(65500));
+  EdgeBytes += 65500;
+  fill(X, 0, 65500);
+  size_t XN = 65500;
+  uint64_t CrossCount = 0, CrossBytes = 0;
+  for (size_t M = 65507; M <= 65600; M += 7) {
+    char *Q = static_cast<char *>(site_cross(X, M));
+    DataOk &= Q && intact(Q, XN);
+    UsableOk &= Q && malloc_usable_size(Q) == M;
+    if (!Q)
+      return 3;
+    fill(Q, XN, M);
+    ++CrossCount, CrossBytes += M, X = Q, XN = M;
+  }
+  for (size_t M = XN - 5; M >= 65480; M -= 5) {
+    char *Q = static_cast<char *>(site_cross(X, M));
+    DataOk &= Q && intact(Q, M);
+    UsableOk &= Q && malloc_usable_size(Q) == M;
+    if (!Q)
+      return 3;
+    ++CrossCount, CrossBytes += M, X = Q, XN = M;
+  }
+  free(X);
+
   printf("data intact: %d\n", int(DataOk));
   printf("usable size follows: %d\n", int(UsableOk));
   printf("shrinks in place: %u of %u\n", ShrinkSame, Shrinks);
@@ -127,6 +169,9 @@ int main() {
   printf("expect site_shrink TotalAccessCount == 0\n");
   printf("site site_fail 1 4000\n");
   printf("site site_big 1 1048576\n");
+  printf("site site_edge 7 %llu\n", (unsigned long long)EdgeBytes);
+  printf("site site_cross %llu %llu\n", (unsigned long long)CrossCount,
+         (unsigned long long)CrossBytes);
   printf("site site_big_shrink 1 100\n");
   printf("expect site_big_shrink TotalAccessCount == %llu\n",
          (unsigned long long)SmallAccesses);
