@@ -56,8 +56,7 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
       break;
   }
   if (!Seg) {
-    ++Stats.Unsymbolized[""].PCs;
-    Stats.Unsymbolized[""].Reason = "outside every executable segment";
+    ++Stats.OutsideSegmentPCs;
     return nullptr;
   }
   ModuleSymbolizer *M = nullptr;
@@ -79,7 +78,9 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
   if (!M) {
     auto &U = Stats.Unsymbolized[buildIdToHex(Seg->BuildId)];
     ++U.PCs;
-    U.Reason = "no binary with this build id";
+    U.Reason = Seg->BuildId.empty()
+                   ? "the module has no build id, so no binary can match it"
+                   : "no binary with this build id";
     return nullptr;
   }
   uint64_t Addr = M->toBinaryAddress(*Seg, PC);

@@ -241,6 +241,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     T.Reason = U.Reason;
     S.UnsymbolizedPCs += U.PCs;
   }
+  S.UnsymbolizedPCs += St.OutsideSegmentPCs;
   for (auto &[Hex, T] : Modules) {
     T.BuildId = Hex;
     S.Modules.push_back(std::move(T));

@@ -349,9 +349,14 @@ int main(int argc, char **argv) {
       tool::warning("", N);
   const MergeStats &St = Merger.stats();
   for (const auto &[Hex, U] : St.Unsymbolized)
-    tool::warning("", Twine(U.PCs) + " addresses not symbolized in module " +
-                          (Hex.empty() ? std::string("<none>") : Hex) + ": " +
-                          U.Reason);
+    tool::warning("", Twine(U.PCs) + " addresses not symbolized in " +
+                          (Hex.empty() ? std::string("a module without build id")
+                                       : "module " + Hex) +
+                          ": " + U.Reason);
+  if (St.OutsideSegmentPCs)
+    tool::warning("", Twine(St.OutsideSegmentPCs) +
+                          " addresses not symbolized: outside every executable "
+                          "segment their profile lists");
   if (St.DroppedContexts)
     tool::warning("", Twine(St.DroppedContexts) +
                           " contexts had no symbolized frame and were dropped (" +

@@ -35,8 +35,10 @@ struct MergeStats {
   uint64_t DroppedContexts = 0;
   uint64_t DroppedAllocations = 0;
   uint64_t DroppedBytes = 0;
-  /// Keyed by build id in hex ("" for addresses outside every segment).
+  /// Keyed by build id in hex ("" for a module without one).
   std::map<std::string, UnsymbolizedModule> Unsymbolized;
+  /// Distinct addresses outside every executable segment of their profile.
+  uint64_t OutsideSegmentPCs = 0;
   uint64_t DistinctPCsSymbolized = 0;
   /// Every module a PC fell into, by build id in hex: the file that
   /// symbolized it, or "" when no binary was found.
