@@ -75,20 +75,25 @@ ST=("$WORK/speedtest1" --size 20 --memdb)
 PL=(perl "$ROOT/bench/alloc-workload.pl")
 CL=(clang-22 -std=c++20 -fsyntax-only "$ROOT/bench/syntax-workload.cpp")
 q() { printf '%q ' "$@"; echo; }
+# Every run without address-space randomization (setarch -R), and perl with a
+# fixed hash seed and key order: both move perl's own time by up to 25% from
+# run to run (session 3 saw its minimum at 1.86 s in one run, 1.49 s in the next).
+R=(setarch -R)
+P=(env PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 setarch -R)
 {
-  q st-plain "${ST[@]}"
-  q st-memprof env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/st.%p.memprofraw" "${ST[@]}"
-  q st-heaptrack heaptrack -o "$OUT/st-heaptrack" "${ST[@]}"
-  q st-clang-rt-preload env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/st-clang-rt" "${ST[@]}"
-  q st-fmemory-profile env MEMPROF_OPTIONS="log_path=$OUT/st-fmp" "$WORK/speedtest1-fmemory-profile" --size 20 --memdb
-  q pl-plain "${PL[@]}"
-  q pl-memprof env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/pl.%p.memprofraw" "${PL[@]}"
-  q pl-heaptrack heaptrack -o "$OUT/pl-heaptrack" "${PL[@]}"
-  q pl-clang-rt-preload env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/pl-clang-rt" "${PL[@]}"
-  q cl-plain "${CL[@]}"
-  q cl-memprof env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/cl.%p.memprofraw" "${CL[@]}"
-  q cl-heaptrack heaptrack -o "$OUT/cl-heaptrack" "${CL[@]}"
-  q cl-clang-rt-preload env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/cl-clang-rt" "${CL[@]}"
+  q st-plain "${R[@]}" "${ST[@]}"
+  q st-memprof "${R[@]}" env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/st.%p.memprofraw" "${ST[@]}"
+  q st-heaptrack "${R[@]}" heaptrack -o "$OUT/st-heaptrack" "${ST[@]}"
+  q st-clang-rt-preload "${R[@]}" env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/st-clang-rt" "${ST[@]}"
+  q st-fmemory-profile "${R[@]}" env MEMPROF_OPTIONS="log_path=$OUT/st-fmp" "$WORK/speedtest1-fmemory-profile" --size 20 --memdb
+  q pl-plain "${P[@]}" "${PL[@]}"
+  q pl-memprof "${P[@]}" env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/pl.%p.memprofraw" "${PL[@]}"
+  q pl-heaptrack "${P[@]}" heaptrack -o "$OUT/pl-heaptrack" "${PL[@]}"
+  q pl-clang-rt-preload "${P[@]}" env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/pl-clang-rt" "${PL[@]}"
+  q cl-plain "${R[@]}" "${CL[@]}"
+  q cl-memprof "${R[@]}" env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/cl.%p.memprofraw" "${CL[@]}"
+  q cl-heaptrack "${R[@]}" heaptrack -o "$OUT/cl-heaptrack" "${CL[@]}"
+  q cl-clang-rt-preload "${R[@]}" env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/cl-clang-rt" "${CL[@]}"
 } >"$SPEC"
 
 log "measuring ($REPS interleaved rounds)"
