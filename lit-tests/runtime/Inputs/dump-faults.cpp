@@ -2,20 +2,23 @@
 // allocations, then N dumps through the API (each return code printed and,
 // with MEMPROF_TEST_SHIM_LOG set, appended to that log between the write
 // shim's lines), then an end chosen by the second argument: exit (the exit
-// dump), abort, _exit, SIGKILL or SIGSEGV from itself, or exit from 8
-// threads at once. A third argument B adds 2^B
+// dump), abort, _exit, _Exit, quick_exit, SIGKILL or SIGSEGV from itself, a
+// real SIGBUS (a mapped file's page past its end), a stack overflow, or exit
+// from 8 threads at once. A third argument B adds 2^B
 // more contexts (one allocation of 64 bytes each, site site_tree) to make
 // the dump larger; MEMPROF_TEST_FREE_AFTER_DUMP1 names a file removed after
 // the first dump (space freed on a full disk). With MEMPROF_TEST_GATE=G
 // set, it creates G.ready.<pid> after its allocations and exits only once
 // G exists (R16: processes that surely overlap).
-//   dump-faults DUMPS [exit|abort|_exit|kill|segv|exit8] [B]
+//   dump-faults DUMPS [exit|abort|_exit|_Exit|quick_exit|kill|segv|bus|
+//                      overflow|exit8] [B]
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <unistd.h>
 extern "C" int memprof_dump(void) __attribute__((weak));
 
@@ -37,6 +40,13 @@ extern "C" __attribute__((noinline)) void *tree(unsigned Bits, int Levels) {
   if (Bits & 1)
     return tree(Bits >> 1, Levels - 1);
   return tree(Bits >> 1, Levels - 1);
+}
+
+// Recursion without end: each frame keeps a page of its own alive.
+extern "C" __attribute__((noinline)) int overflow(int Depth) {
+  volatile char Page[4096];
+  Page[0] = char(Depth);
+  return overflow(Depth + 1) + Page[0];
 }
 
 static pthread_barrier_t AllThreads;
@@ -97,6 +107,25 @@ int main(int Argc, char **Argv) {
     _exit(0);
   if (!strcmp(End, "kill"))
     raise(SIGKILL);
+  if (!strcmp(End, "_Exit"))
+    _Exit(0);
+  if (!strcmp(End, "quick_exit"))
+    quick_exit(0);
+  if (!strcmp(End, "bus")) {
+    // A page of a file that is empty: touching it is SIGBUS.
+    char Path[] = "/tmp/memprof-bus-XXXXXX";
+    int Fd = mkstemp(Path);
+    if (Fd < 0)
+      return 3;
+    unlink(Path);
+    void *P = mmap(nullptr, 4096, PROT_READ, MAP_SHARED, Fd, 0);
+    if (P == MAP_FAILED)
+      return 3;
+    signal(SIGBUS, SIG_DFL);
+    return *static_cast<volatile char *>(P);
+  }
+  if (!strcmp(End, "overflow"))
+    return overflow(0);
   if (!strcmp(End, "segv")) {
     signal(SIGSEGV, SIG_DFL);
     *(volatile int *)nullptr = 1;
