@@ -2,8 +2,9 @@
  * libmemprof_rt.so (or into a tool). It watches calls on files whose name
  * contains ".tmp." (the runtime's temporary profiles; MEMPROF_TEST_SHIM_MATCH
  * names another text, such as the tools' ".tmp-") and, by MEMPROF_TEST_SHIM:
- *   kill:<bytes>        writes up to <bytes> bytes in all, then SIGKILLs
- *                       the process (a kill in the middle of a dump)
+ *   kill:<bytes>[:<sig>] writes up to <bytes> bytes in all, then raises
+ *                       SIGKILL (or signal <sig>, such as 11 for SIGSEGV:
+ *                       a fault inside the dump's writer) in the process
  *   fail:<calls>:<errno> fails the first <calls> such writes with <errno>
  *                       (ENOSPC is 28, EIO 5), later ones go through
  *   short:<bytes>       every such write writes at most <bytes> bytes
@@ -68,13 +69,16 @@ ssize_t write(int Fd, const void *Buf, size_t N) {
   if (!Mode || !watched(Fd))
     return syscall(SYS_write, Fd, Buf, N);
   if (strncmp(Mode, "kill:", 5) == 0) {
-    long Limit = atol(Mode + 5);
+    char *End;
+    long Limit = strtol(Mode + 5, &End, 10);
+    int Sig = *End == ':' ? atoi(End + 1) : SIGKILL;
     size_t Room = Written < Limit ? (size_t)(Limit - Written) : 0;
     if (N > Room) {
       if (Room)
         syscall(SYS_write, Fd, Buf, Room);
       logLine("kill", (long)Room);
-      raise(SIGKILL);
+      signal(Sig, SIG_DFL);
+      raise(Sig);
     }
     Written += (long)N;
     logLine("write", (long)N);
