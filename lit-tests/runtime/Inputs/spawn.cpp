@@ -1,6 +1,8 @@
-// R5: children started with posix_spawn (8 at once) and fork+exec run the
-// same program in child mode; the runtime's environment is inherited, so
-// each writes its own %p file. Each role allocates a known set.
+// R5: children started with posix_spawn (32 at once), fork+exec and
+// vfork+exec run the same program in child mode; the runtime's environment
+// is inherited, so each writes its own %p file. One more posix_spawn child
+// gets an environment without LD_PRELOAD and MEMPROF_*: it runs without the
+// runtime and writes nothing. Each role allocates a known set.
 //   spawn parent | spawn child
 #include <cstdio>
 #include <cstdlib>
@@ -26,18 +28,33 @@ int main(int Argc, char **Argv) {
   for (int I = 0; I < 20; ++I)
     free(site_parent(32));
   char *Args[] = {Argv[0], (char *)"child", nullptr};
-  pid_t Pids[9];
+  constexpr int Spawned = 32, Children = Spawned + 3;
+  pid_t Pids[Children];
   int Failed = 0;
-  for (int I = 0; I < 8; ++I)
+  for (int I = 0; I < Spawned; ++I)
     Failed += posix_spawn(&Pids[I], Argv[0], nullptr, nullptr, Args,
                           environ) != 0;
-  Pids[8] = fork();
-  if (Pids[8] == 0) {
+  Pids[Spawned] = fork();
+  if (Pids[Spawned] == 0) {
     execv(Argv[0], Args);
     _exit(127);
   }
+  Pids[Spawned + 1] = vfork();
+  if (Pids[Spawned + 1] == 0) {
+    execv(Argv[0], Args);
+    _exit(127);
+  }
+  // The environment without the runtime's variables.
+  static char *Clean[256];
+  int N = 0;
+  for (char **E = environ; *E && N < 255; ++E)
+    if (strncmp(*E, "LD_PRELOAD=", 11) && strncmp(*E, "MEMPROF_", 8))
+      Clean[N++] = *E;
+  Clean[N] = nullptr;
+  Failed += posix_spawn(&Pids[Spawned + 2], Argv[0], nullptr, nullptr, Args,
+                        Clean) != 0;
   int Bad = 0;
-  for (int I = 0; I < 9; ++I) {
+  for (int I = 0; I < Children; ++I) {
     int St = 0;
     waitpid(Pids[I], &St, 0);
     Bad += !WIFEXITED(St) || WEXITSTATUS(St) != 0;
