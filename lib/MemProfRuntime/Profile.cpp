@@ -1154,6 +1154,37 @@ MEMPROF_EXPORT int dlclose(void *Handle) {
   return F ? F(Handle) : -1;
 }
 
+/// dlopen: a library opened with RTLD_DEEPBIND binds its own calls to malloc
+/// and free to glibc's, past the runtime: its blocks are not recorded, and a
+/// block allocated on one side and freed on the other would make glibc
+/// abort. Said once per process. The call goes on as a tail call, so that
+/// glibc still sees the program's code as the caller (it searches the
+/// caller's DT_RUNPATH).
+MEMPROF_EXPORT void *dlopen(const char *File, int Mode) {
+  using DlopenFn = void *(*)(const char *, int);
+  static DlopenFn Real;
+  static uint32_t DeepBindReported;
+  DlopenFn F = loadAcquire(&Real);
+  if (!F) {
+    RuntimeScope Scope; // dlsym may allocate
+    F = reinterpret_cast<DlopenFn>(dlsym(RTLD_NEXT, "dlopen"));
+    storeRelease(&Real, F);
+  }
+  if ((Mode & RTLD_DEEPBIND) && !G.Inactive &&
+      !__atomic_exchange_n(&DeepBindReported, 1u, __ATOMIC_RELAXED)) {
+    Line L;
+    L.add("memprof: warning: ")
+        .addShortened(File ? File : "(main program)")
+        .add(" was opened with RTLD_DEEPBIND: its own malloc and free calls "
+             "go to glibc, not recorded, and a block allocated on one side of "
+             "it and freed on the other makes glibc abort\n");
+    writeStderr(L);
+  }
+  if (!F)
+    return nullptr;
+  [[clang::musttail]] return F(File, Mode);
+}
+
 MEMPROF_EXPORT int memprof_reset(void) {
   RuntimeScope Scope;
   if (Scope.nested())
