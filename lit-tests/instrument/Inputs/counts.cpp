@@ -397,8 +397,9 @@ NOINLINE uint64_t touchAll(char *P) {
 // function runs before every constructor; in real programs, another
 // library's constructor) finds memprof_shadow_base 0 and must not crash. It
 // reserves the shadow then (memprof_shadow_start), which the runtime uses
-// when it starts, and counts; built with -memprof-instrument-sink it counts
-// nothing. It touches a static buffer the pass cannot see through (a heap
+// when it starts, and counts; by default it counts nothing (each
+// instrumented function it calls runs its uninstrumented copy, or with
+// -memprof-instrument-clone=false counts into the sink). It touches a static buffer the pass cannot see through (a heap
 // block would start the runtime).
 alignas(64) static char EarlyBuf[256];
 static uintptr_t EarlyBase = 1;
