@@ -770,22 +770,41 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
     if (!S.Points.empty())
       emitSegment(S.Points);
 
-  // A variable range that lies in one granule (1 <= len <= 64 - (addr & 63),
-  // the common case of short copies) is counted inline; any other one by
-  // the runtime.
+  // A variable range is counted inline when its words start in one granule
+  // or two (most short copies): with the room its first granule has for
+  // word starts, ceil((64 - (addr & 63)) / 8), words - 1 < room takes one
+  // update of words, words - 1 < room + 8 one of room and one of the rest
+  // in the next granule. Longer ranges are counted by the runtime, and empty
+  // ones (words - 1 wraps) by nothing.
   for (const RangeAccess &R : Ranges) {
     IRBuilder<> B(R.At);
     Value *Len = B.CreateZExtOrTrunc(R.Len, I64);
     Value *Words = B.CreateLShr(B.CreateAdd(Len, ConstantInt::get(I64, 7)), 3);
     Value *Addr = B.CreatePtrToInt(R.Ptr, I64);
-    Value *Room = B.CreateSub(ConstantInt::get(I64, Granule),
-                              B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1)));
-    Value *Fits = B.CreateICmpULT(B.CreateSub(Len, ConstantInt::get(I64, 1)),
-                                  Room, "memprof.range.fits");
-    Instruction *One, *Call;
-    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &Call);
+    Value *Room = B.CreateLShr(
+        B.CreateSub(ConstantInt::get(I64, Granule + WordBytes - 1),
+                    B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1))),
+        3);
+    Value *Last = B.CreateSub(Words, ConstantInt::get(I64, 1));
+    Value *Fits = B.CreateICmpULT(Last, Room, "memprof.range.fits");
+    Instruction *One, *More;
+    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &More);
     B.SetInsertPoint(One);
     increment(B, counterOf(B, Addr), Words);
+    B.SetInsertPoint(More);
+    Value *Fits2 = B.CreateICmpULT(
+        Last, B.CreateAdd(Room, ConstantInt::get(I64, Granule / WordBytes)),
+        "memprof.range.fits2");
+    Instruction *Two, *Long;
+    SplitBlockAndInsertIfThenElse(Fits2, More->getIterator(), &Two, &Long);
+    B.SetInsertPoint(Two);
+    increment(B, counterOf(B, Addr), Room);
+    increment(B, counterOf(B, B.CreateAdd(Addr, ConstantInt::get(I64, Granule))),
+              B.CreateSub(Words, Room));
+    B.SetInsertPoint(Long);
+    Instruction *Call = SplitBlockAndInsertIfThen(
+        B.CreateICmpNE(Words, ConstantInt::get(I64, 0)), Long->getIterator(),
+        false);
     B.SetInsertPoint(Call);
     B.CreateCall(Strided, {Addr, ConstantInt::get(I64, WordBytes), Words,
                            ConstantInt::get(I64, 1)});

@@ -182,21 +182,42 @@ define i64 @atomics(ptr %p, ptr %q) {
   ret i64 %o
 }
 
-; A variable length: ceil(n / 8) words from each end; inline when the range
-; lies in one granule (1 <= n <= 64 - (d & 63)), by the runtime otherwise.
+; A variable length: ceil(n / 8) words from each end, counted inline when
+; their starts lie in one granule (words - 1 < room, the room for word
+; starts in the first granule being ceil((64 - (d & 63)) / 8)) or in two
+; (words - 1 < room + 8: room words in the first, the rest in the next), by
+; the runtime otherwise, and not at all when empty.
 ; CHECK-LABEL: define void @memcpy_var(
 ; CHECK: [[N7:%.*]] = add i64 %n, 7
 ; CHECK-NEXT: [[W:%.*]] = lshr i64 [[N7]], 3
 ; CHECK-NEXT: [[D:%.*]] = ptrtoint ptr %d to i64
 ; CHECK-NEXT: [[IN:%.*]] = and i64 [[D]], 63
-; CHECK-NEXT: [[ROOM:%.*]] = sub i64 64, [[IN]]
-; CHECK-NEXT: [[N1:%.*]] = sub i64 %n, 1
-; CHECK-NEXT: %memprof.range.fits = icmp ult i64 [[N1]], [[ROOM]]
-; CHECK-NEXT: br i1 %memprof.range.fits, label %[[ONE:.*]], label %[[CALL:.*]]
+; CHECK-NEXT: [[R71:%.*]] = sub i64 71, [[IN]]
+; CHECK-NEXT: [[ROOM:%.*]] = lshr i64 [[R71]], 3
+; CHECK-NEXT: [[W1:%.*]] = sub i64 [[W]], 1
+; CHECK-NEXT: %memprof.range.fits = icmp ult i64 [[W1]], [[ROOM]]
+; CHECK-NEXT: br i1 %memprof.range.fits, label %[[ONE:.*]], label %[[MORE:.*]]
 ; CHECK: [[ONE]]:
 ; CHECK: [[O:%.*]] = load i64, ptr %memprof.ctr
 ; CHECK-NEXT: [[A:%.*]] = add i64 [[O]], [[W]]
 ; CHECK-NEXT: store i64 [[A]], ptr %memprof.ctr
+; CHECK: [[MORE]]:
+; CHECK-NEXT: [[ROOM8:%.*]] = add i64 [[ROOM]], 8
+; CHECK-NEXT: %memprof.range.fits2 = icmp ult i64 [[W1]], [[ROOM8]]
+; CHECK-NEXT: br i1 %memprof.range.fits2, label %[[TWO:.*]], label %[[LONG:.*]]
+; CHECK: [[TWO]]:
+; CHECK: [[O1:%.*]] = load i64, ptr %memprof.ctr1
+; CHECK-NEXT: [[A1:%.*]] = add i64 [[O1]], [[ROOM]]
+; CHECK-NEXT: store i64 [[A1]], ptr %memprof.ctr1
+; CHECK-NEXT: [[D64:%.*]] = add i64 [[D]], 64
+; CHECK: %memprof.ctr2 = inttoptr
+; CHECK-NEXT: [[REST:%.*]] = sub i64 [[W]], [[ROOM]]
+; CHECK-NEXT: [[O2:%.*]] = load i64, ptr %memprof.ctr2
+; CHECK-NEXT: [[A2:%.*]] = add i64 [[O2]], [[REST]]
+; CHECK-NEXT: store i64 [[A2]], ptr %memprof.ctr2
+; CHECK: [[LONG]]:
+; CHECK-NEXT: [[NZ:%.*]] = icmp ne i64 [[W]], 0
+; CHECK-NEXT: br i1 [[NZ]], label %[[CALL:.*]], label
 ; CHECK: [[CALL]]:
 ; CHECK-NEXT: call void @memprof_record_strided(i64 [[D]], i64 8, i64 [[W]], i64 1)
 ; CHECK: [[S:%.*]] = ptrtoint ptr %s to i64
