@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Instrumentation benchmark: the cost of access counting on a real program,
-# SQLite's speedtest1 (from Debian's sqlite3 source package), built five
+# SQLite's speedtest1 (from Debian's sqlite3 source package), built six
 # ways with clang-22 -O2:
 #   plain     uninstrumented
 #   clang     clang-22 -fmemory-profile (LLVM's pass and runtime)
 #   runtime   our runtime linked in, no pass (allocations only, no counts)
 #   memprof   our pass + runtime, through pkg-config --cflags --libs memprof
 #   memprof-fast  the same with -mllvm -memprof-instrument-sink=false (the
-#             faster counter form, which cannot run without the shadow)
+#             counter form that cannot run without the shadow)
+#   memprof-mask  the same with -mllvm -memprof-instrument-clone=false (the
+#             default form before session 4: a mask in every update)
 # Each runs `--testset main --size $SIZE --memdb` (an in-memory database,
 # so nearly every access is a heap access). Prints wall and CPU (user +
 # system) times, the best of REPS interleaved rounds, peak RSS, and ratios
@@ -68,7 +70,7 @@ mkdir -p "$PREFIX/lib/pkgconfig"
 cp "$BUILD/memprof.pc" "$PREFIX/lib/pkgconfig/"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 
-# --- 3. the five builds ----------------------------------------------------------
+# --- 3. the six builds ----------------------------------------------------------
 OUT=$WORK/pass-out
 rm -rf "$OUT" && mkdir -p "$OUT/profiles"
 # shellcheck disable=SC2046 # pkg-config's flags are split on purpose
@@ -86,6 +88,9 @@ rm -rf "$OUT" && mkdir -p "$OUT/profiles"
   log "building speedtest1: our pass (-memprof-instrument-sink=false) + runtime"
   $CC -O2 $(pkg-config --cflags memprof) -mllvm -memprof-instrument-sink=false \
     -I"$WORK/sqlite" "${SRC[@]}" $(pkg-config --libs memprof) -o "$OUT/memprof-fast" -lm -lpthread -ldl
+  log "building speedtest1: our pass (-memprof-instrument-clone=false) + runtime"
+  $CC -O2 $(pkg-config --cflags memprof) -mllvm -memprof-instrument-clone=false \
+    -I"$WORK/sqlite" "${SRC[@]}" $(pkg-config --libs memprof) -o "$OUT/memprof-mask" -lm -lpthread -ldl
 } || die "a build failed"
 
 # --- 4. measurements -------------------------------------------------------------
@@ -98,6 +103,7 @@ cmd clang   env MEMPROF_OPTIONS=log_path="$OUT/profiles/clang" "$OUT/clang" "${A
 cmd runtime env MEMPROF_PROFILE_FILE="$OUT/profiles/runtime.%n.memprofraw" "$OUT/runtime" "${ARGS[@]}"
 cmd memprof env MEMPROF_PROFILE_FILE="$OUT/profiles/memprof.%n.memprofraw" "$OUT/memprof" "${ARGS[@]}"
 cmd memprof-fast env MEMPROF_PROFILE_FILE="$OUT/profiles/fast.%n.memprofraw" "$OUT/memprof-fast" "${ARGS[@]}"
+cmd memprof-mask env MEMPROF_PROFILE_FILE="$OUT/profiles/mask.%n.memprofraw" "$OUT/memprof-mask" "${ARGS[@]}"
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 log "measuring: $REPS interleaved rounds (load average $LOAD)"
 python3 "$ROOT/bench/measure.py" "$REPS" "$OUT" <"$SPEC" >"$OUT/times.txt" ||
@@ -129,12 +135,12 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo
   echo "| build | wall s | CPU s | wall / plain | CPU / plain | peak RSS MiB |"
   echo "|---|---|---|---|---|---|"
-  for n in plain clang runtime memprof memprof-fast; do
+  for n in plain clang runtime memprof memprof-fast memprof-mask; do
     printf '| %s | %s | %s | %s | %s | %.1f |\n' "$n" "${T[$n]}" "${C[$n]}" \
       "$(ratio "${T[$n]}" "${T[plain]}")" "$(ratio "${C[$n]}" "${C[plain]}")" \
       "$(python3 -c "print(${R[$n]} / 1024)")"
   done
   echo
   echo "memprof / clang: wall $(ratio "${T[memprof]}" "${T[clang]}"), CPU $(ratio "${C[memprof]}" "${C[clang]}"); memprof-fast / clang: wall $(ratio "${T[memprof-fast]}" "${T[clang]}"), CPU $(ratio "${C[memprof-fast]}" "${C[clang]}")."
-  echo "Total access counts of one run: clang $(accesses "$CLANGRAW" "$OUT/clang"), memprof $(accesses "$OURRAW" "$OUT/memprof")."
+  echo "Total access counts of one run: clang $(accesses "$CLANGRAW" "$OUT/clang"), memprof $(accesses "$OURRAW" "$OUT/memprof"), memprof-mask $(accesses "$(ls -t "$OUT"/profiles/mask.* | head -n1)" "$OUT/memprof-mask")."
 } | tee "$WORK/pass-results.md"

@@ -12,7 +12,9 @@
 //    32-byte aligned;
 //  - in an innermost loop without barriers whose only exit is its latch, an
 //    access executed once per iteration at an invariant or constant-stride
-//    address becomes one update before the loop, for the trip count.
+//    address becomes one update before the loop, for the trip count;
+//  - a function that finds the shadow base 0 at entry calls an
+//    uninstrumented copy of itself, so that its updates need no mask.
 //
 // docs/instrument.md describes the counting rules and the options.
 //
@@ -43,6 +45,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/Cloning.h"
 #include "llvm/Transforms/Utils/LoopUtils.h"
 #include "llvm/Transforms/Utils/ModuleUtils.h"
 #include "llvm/Transforms/Utils/ScalarEvolutionExpander.h"
@@ -89,13 +92,25 @@ cl::opt<bool> ClHoist("memprof-instrument-hoist",
 // runtime never stops its host); =false is faster (no mask per update) but
 // such code cannot run without the shadow.
 cl::opt<bool> ClSink("memprof-instrument-sink",
-                     cl::desc("send the updates of functions entered before "
-                              "the shadow exists to a sink (a mask per update; "
-                              "the default); =false: counter address without "
+                     cl::desc("keep functions entered before the shadow "
+                              "exists running without counting (by their "
+                              "uninstrumented copies, or a sink and a mask "
+                              "per update; the default); =false: counter "
+                              "address without "
                               "a mask, the shadow reserved by the first such "
                               "function, and the program stopped if it cannot "
                               "be reserved"),
                      cl::init(true), cl::Hidden);
+// With the sink: a function that finds the shadow base 0 at entry calls an
+// uninstrumented copy of itself instead, so that its instrumented body needs
+// no mask (=false: the mask in every update).
+cl::opt<bool> ClClone(
+    "memprof-instrument-clone",
+    cl::desc("with -memprof-instrument-sink: give each instrumented function "
+             "an uninstrumented copy, called when the shadow does not exist "
+             "at entry, and counter updates without a mask (=false: a mask "
+             "per update)"),
+    cl::init(true), cl::Hidden);
 cl::list<std::string>
     ClInclude("memprof-instrument-include",
               cl::desc("instrument only functions whose (mangled) name "
@@ -172,11 +187,7 @@ public:
     ShadowBase = M.getOrInsertGlobal(ShadowBaseName, I64);
     if (auto *GV = dyn_cast<GlobalVariable>(ShadowBase))
       GV->setAlignment(Align(8));
-    if (ClSink) {
-      Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
-                                ConstantInt::get(I64, 0), "memprof.sink");
-      Sink->setAlignment(Align(64));
-    } else {
+    if (!ClSink) {
       Start = M.getOrInsertFunction(StartName, I64);
       if (auto *Fn = dyn_cast<Function>(Start.getCallee())) {
         Fn->addFnAttr(Attribute::NoUnwind);
@@ -206,6 +217,11 @@ private:
   Value *Base = nullptr;
   Value *Mask = nullptr;
   LoadInst *RawBase = nullptr;
+  /// With the sink and -memprof-instrument-clone: F's uninstrumented copy,
+  /// called when the base is 0 at entry (no mask then).
+  Function *Uninstrumented = nullptr;
+
+  static bool canClone(const Function &F);
 
   bool mayTouchHeap(Value *P) const;
   Value *counterOf(IRBuilder<> &B, Value *Addr);
@@ -246,7 +262,7 @@ Value *Instrumenter::counterOf(IRBuilder<> &B, Value *Addr) {
   // (A >> 6) << 3, which x86-64 folds into the addressing mode (a shift and
   // the update). With the sink, (A >> 3) & mask: the mask is 0 before the
   // runtime has started, when every update goes to the sink.
-  Value *Off = ClSink ? B.CreateAnd(B.CreateLShr(A, 3), Mask)
+  Value *Off = Mask ? B.CreateAnd(B.CreateLShr(A, 3), Mask)
                       : B.CreateShl(B.CreateLShr(A, GranuleShift), 3);
   return B.CreateIntToPtr(B.CreateAdd(Base, Off), Ptr, "memprof.ctr");
 }
@@ -270,18 +286,41 @@ void Instrumenter::emitPrologue(Function &F) {
     else
       AI->moveBefore(Entry, At);
   }
+  Mask = nullptr;
+  Uninstrumented = nullptr;
+  if (ClSink && ClClone && canClone(F)) {
+    // The copy is of the body before any instrumentation (the GEPs the
+    // access collection made are dead code there).
+    ValueToValueMapTy VMap;
+    Uninstrumented = CloneFunction(&F, VMap);
+    Uninstrumented->setName("memprof.uninstrumented." + F.getName());
+    Uninstrumented->setLinkage(GlobalValue::InternalLinkage);
+    Uninstrumented->setVisibility(GlobalValue::DefaultVisibility);
+    Uninstrumented->setDLLStorageClass(GlobalValue::DefaultStorageClass);
+    Uninstrumented->setComdat(F.getComdat());
+    Uninstrumented->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+    Uninstrumented->addFnAttr(Attribute::Cold);
+    Uninstrumented->addFnAttr(Attribute::NoInline);
+    Uninstrumented->removeFnAttr(Attribute::AlwaysInline);
+  }
   IRBuilder<> B(&Entry, At);
   // Read once per call.
   LoadInst *Raw = B.CreateAlignedLoad(I64, ShadowBase, Align(8),
                                       "memprof.shadow");
   Raw->setAtomic(AtomicOrdering::Unordered);
-  if (!ClSink) {
+  if (!ClSink || Uninstrumented) {
     RawBase = Raw;
     Base = Raw;
     return;
   }
-  // A function entered before the runtime started counts into the sink for
-  // the rest of that call.
+  // Otherwise a function entered before the runtime started counts into the
+  // sink for the rest of that call.
+  if (!Sink) {
+    Module &M = *F.getParent();
+    Sink = new GlobalVariable(M, I64, false, GlobalValue::PrivateLinkage,
+                              ConstantInt::get(I64, 0), "memprof.sink");
+    Sink->setAlignment(Align(64));
+  }
   Value *Off = B.CreateICmpEQ(Raw, ConstantInt::get(I64, 0));
   Base = B.CreateSelect(Off, B.CreatePtrToInt(Sink, I64), Raw,
                         "memprof.base");
@@ -289,12 +328,61 @@ void Instrumenter::emitPrologue(Function &F) {
                         ConstantInt::get(I64, ~uint64_t(7)), "memprof.mask");
 }
 
+/// Whether F can call an uninstrumented copy of itself, passing its own
+/// arguments: not with variable arguments, blocks whose address is taken,
+/// or arguments that cannot be passed on.
+bool Instrumenter::canClone(const Function &F) {
+  if (F.isVarArg() || F.hasAvailableExternallyLinkage() ||
+      F.hasFnAttribute(Attribute::ReturnsTwice))
+    return false;
+  for (const Argument &A : F.args())
+    if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() ||
+        A.hasSwiftErrorAttr() || A.hasAttribute(Attribute::SwiftAsync))
+      return false;
+  for (const BasicBlock &BB : F)
+    if (BB.hasAddressTaken())
+      return false;
+  return true;
+}
+
 /// Without the sink: if the base read at entry is 0 (code running before the
 /// runtime has started), memprof_shadow_start() reserves the shadow and
-/// returns the base. Done last, when no analysis of F is needed any more.
+/// returns the base. With the sink and a copy, a base of 0 calls the copy.
+/// Done last, when no analysis of F is needed any more.
 void Instrumenter::finishPrologue(Function &F) {
   if (!RawBase)
     return;
+  if (Uninstrumented) {
+    BasicBlock *Entry = RawBase->getParent();
+    BasicBlock *Rest =
+        Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
+    Entry->getTerminator()->eraseFromParent();
+    BasicBlock *Slow = BasicBlock::Create(C, "memprof.noshadow", &F, Rest);
+    IRBuilder<> S(Slow);
+    if (DISubprogram *SP = F.getSubprogram())
+      S.SetCurrentDebugLocation(DILocation::get(C, 0, 0, SP));
+    SmallVector<Value *, 8> Args;
+    for (Argument &A : F.args())
+      Args.push_back(&A);
+    CallInst *Call = S.CreateCall(Uninstrumented, Args);
+    Call->setCallingConv(Uninstrumented->getCallingConv());
+    AttributeList FA = F.getAttributes();
+    SmallVector<AttributeSet, 8> ParamAttrs;
+    for (unsigned I = 0; I < F.arg_size(); ++I)
+      ParamAttrs.push_back(FA.getParamAttrs(I));
+    Call->setAttributes(
+        AttributeList::get(C, AttributeSet(), FA.getRetAttrs(), ParamAttrs));
+    if (F.getReturnType()->isVoidTy())
+      S.CreateRetVoid();
+    else
+      S.CreateRet(Call);
+    IRBuilder<> B(Entry);
+    B.CreateCondBr(B.CreateICmpEQ(RawBase, ConstantInt::get(I64, 0)), Slow,
+                   Rest, MDBuilder(C).createUnlikelyBranchWeights());
+    RawBase = nullptr;
+    Uninstrumented = nullptr;
+    return;
+  }
   BasicBlock *Entry = RawBase->getParent();
   BasicBlock *Rest =
       Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
@@ -682,22 +770,41 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
     if (!S.Points.empty())
       emitSegment(S.Points);
 
-  // A variable range that lies in one granule (1 <= len <= 64 - (addr & 63),
-  // the common case of short copies) is counted inline; any other one by
-  // the runtime.
+  // A variable range is counted inline when its words start in one granule
+  // or two (most short copies): with the room its first granule has for
+  // word starts, ceil((64 - (addr & 63)) / 8), words - 1 < room takes one
+  // update of words, words - 1 < room + 8 one of room and one of the rest
+  // in the next granule. Longer ranges are counted by the runtime, and empty
+  // ones (words - 1 wraps) by nothing.
   for (const RangeAccess &R : Ranges) {
     IRBuilder<> B(R.At);
     Value *Len = B.CreateZExtOrTrunc(R.Len, I64);
     Value *Words = B.CreateLShr(B.CreateAdd(Len, ConstantInt::get(I64, 7)), 3);
     Value *Addr = B.CreatePtrToInt(R.Ptr, I64);
-    Value *Room = B.CreateSub(ConstantInt::get(I64, Granule),
-                              B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1)));
-    Value *Fits = B.CreateICmpULT(B.CreateSub(Len, ConstantInt::get(I64, 1)),
-                                  Room, "memprof.range.fits");
-    Instruction *One, *Call;
-    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &Call);
+    Value *Room = B.CreateLShr(
+        B.CreateSub(ConstantInt::get(I64, Granule + WordBytes - 1),
+                    B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1))),
+        3);
+    Value *Last = B.CreateSub(Words, ConstantInt::get(I64, 1));
+    Value *Fits = B.CreateICmpULT(Last, Room, "memprof.range.fits");
+    Instruction *One, *More;
+    SplitBlockAndInsertIfThenElse(Fits, B.GetInsertPoint(), &One, &More);
     B.SetInsertPoint(One);
     increment(B, counterOf(B, Addr), Words);
+    B.SetInsertPoint(More);
+    Value *Fits2 = B.CreateICmpULT(
+        Last, B.CreateAdd(Room, ConstantInt::get(I64, Granule / WordBytes)),
+        "memprof.range.fits2");
+    Instruction *Two, *Long;
+    SplitBlockAndInsertIfThenElse(Fits2, More->getIterator(), &Two, &Long);
+    B.SetInsertPoint(Two);
+    increment(B, counterOf(B, Addr), Room);
+    increment(B, counterOf(B, B.CreateAdd(Addr, ConstantInt::get(I64, Granule))),
+              B.CreateSub(Words, Room));
+    B.SetInsertPoint(Long);
+    Instruction *Call = SplitBlockAndInsertIfThen(
+        B.CreateICmpNE(Words, ConstantInt::get(I64, 0)), Long->getIterator(),
+        false);
     B.SetInsertPoint(Call);
     B.CreateCall(Strided, {Addr, ConstantInt::get(I64, WordBytes), Words,
                            ConstantInt::get(I64, 1)});
@@ -746,11 +853,15 @@ struct MemProfInstrumentPass : PassInfoMixin<MemProfInstrumentPass> {
     auto &FAM =
         MAM.getResult<FunctionAnalysisManagerModuleProxy>(M).getManager();
     Instrumenter Inst(M);
-    for (Function &F : M) {
-      if (!shouldInstrument(F, Include, Exclude))
+    // Not the uninstrumented copies the pass adds.
+    SmallVector<Function *, 64> Fns;
+    for (Function &F : M)
+      Fns.push_back(&F);
+    for (Function *F : Fns) {
+      if (!shouldInstrument(*F, Include, Exclude))
         continue;
-      if (Inst.run(F, FAM))
-        FAM.invalidate(F, PreservedAnalyses::none());
+      if (Inst.run(*F, FAM))
+        FAM.invalidate(*F, PreservedAnalyses::none());
     }
     emitConstructor(M);
     return PreservedAnalyses::none();

@@ -1,6 +1,8 @@
 ; What the pass emits for single accesses: the shadow base read once per
-; function (by default the sink chosen if the runtime has not started; with
-; -memprof-instrument-sink=false the shadow reserved then), one
+; function (by default an uninstrumented copy of the function called if the
+; runtime has not started, ir-clone.ll; with -memprof-instrument-clone=false
+; the sink chosen then; with -memprof-instrument-sink=false the shadow
+; reserved then), one
 ; load/add/store of the granule counter before each access, nothing for
 ; allocas and globals (through phis and selects too), atomics counted like
 ; loads and stores, memory
@@ -9,7 +11,8 @@
 ; one granule), the module constructor with the
 ; version-check symbol, and the opt-out attribute.
 ; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink=false -S %s | FileCheck %s
-; RUN: %opt-instrument %s | FileCheck %s --check-prefix=SINK
+; RUN: %opt-instrument -memprof-instrument-clone=false %s | FileCheck %s --check-prefix=SINK
+; RUN: %opt-instrument %s | FileCheck %s --check-prefix=CLONE
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -44,7 +47,7 @@ target triple = "x86_64-pc-linux-gnu"
 ; CHECK-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
 ; CHECK-NEXT: store i64 [[NEW]], ptr %memprof.ctr, align 8
 ; CHECK-NEXT: %v = load i64, ptr %p
-; By default (-memprof-instrument-sink), a function entered before the
+; With -memprof-instrument-clone=false, a function entered before the
 ; runtime started sends its updates to a sink: (addr >> 3) & mask, the mask 0 then.
 ; SINK-LABEL: define i64 @load(
 ; SINK-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
@@ -63,6 +66,27 @@ target triple = "x86_64-pc-linux-gnu"
 ; SINK-NEXT: %v = load i64, ptr %p
 ; SINK-NOT: memprof_shadow_start
 ; SINK: ret i64
+; By default it calls its uninstrumented copy instead, and the updates of
+; the instrumented body have no mask: base + ((addr >> 6) << 3).
+; CLONE-LABEL: define i64 @load(
+; CLONE-NEXT: %memprof.shadow = load atomic i64, ptr @memprof_shadow_base unordered, align 8
+; CLONE-NEXT: [[OFF:%.*]] = icmp eq i64 %memprof.shadow, 0
+; CLONE-NEXT: br i1 [[OFF]], label %memprof.noshadow, label %memprof.started, !prof [[UNLIKELY:![0-9]+]]
+; CLONE: memprof.noshadow:
+; CLONE-NEXT: [[R:%.*]] = call i64 @memprof.uninstrumented.load(ptr %p)
+; CLONE-NEXT: ret i64 [[R]]
+; CLONE: memprof.started:
+; CLONE-NEXT: [[A:%.*]] = ptrtoint ptr %p to i64
+; CLONE-NEXT: [[A0:%.*]] = add i64 [[A]], 0
+; CLONE-NEXT: [[S:%.*]] = lshr i64 [[A0]], 6
+; CLONE-NEXT: [[M:%.*]] = shl i64 [[S]], 3
+; CLONE-NEXT: [[C:%.*]] = add i64 %memprof.shadow, [[M]]
+; CLONE-NEXT: %memprof.ctr = inttoptr i64 [[C]] to ptr
+; CLONE-NEXT: [[OLD:%.*]] = load i64, ptr %memprof.ctr, align 8
+; CLONE-NEXT: [[NEW:%.*]] = add i64 [[OLD]], 1
+; CLONE-NEXT: store i64 [[NEW]], ptr %memprof.ctr, align 8
+; CLONE-NEXT: %v = load i64, ptr %p
+; CLONE-NEXT: ret i64 %v
 define i64 @load(ptr %p) {
   %v = load i64, ptr %p
   ret i64 %v
@@ -158,21 +182,42 @@ define i64 @atomics(ptr %p, ptr %q) {
   ret i64 %o
 }
 
-; A variable length: ceil(n / 8) words from each end; inline when the range
-; lies in one granule (1 <= n <= 64 - (d & 63)), by the runtime otherwise.
+; A variable length: ceil(n / 8) words from each end, counted inline when
+; their starts lie in one granule (words - 1 < room, the room for word
+; starts in the first granule being ceil((64 - (d & 63)) / 8)) or in two
+; (words - 1 < room + 8: room words in the first, the rest in the next), by
+; the runtime otherwise, and not at all when empty.
 ; CHECK-LABEL: define void @memcpy_var(
 ; CHECK: [[N7:%.*]] = add i64 %n, 7
 ; CHECK-NEXT: [[W:%.*]] = lshr i64 [[N7]], 3
 ; CHECK-NEXT: [[D:%.*]] = ptrtoint ptr %d to i64
 ; CHECK-NEXT: [[IN:%.*]] = and i64 [[D]], 63
-; CHECK-NEXT: [[ROOM:%.*]] = sub i64 64, [[IN]]
-; CHECK-NEXT: [[N1:%.*]] = sub i64 %n, 1
-; CHECK-NEXT: %memprof.range.fits = icmp ult i64 [[N1]], [[ROOM]]
-; CHECK-NEXT: br i1 %memprof.range.fits, label %[[ONE:.*]], label %[[CALL:.*]]
+; CHECK-NEXT: [[R71:%.*]] = sub i64 71, [[IN]]
+; CHECK-NEXT: [[ROOM:%.*]] = lshr i64 [[R71]], 3
+; CHECK-NEXT: [[W1:%.*]] = sub i64 [[W]], 1
+; CHECK-NEXT: %memprof.range.fits = icmp ult i64 [[W1]], [[ROOM]]
+; CHECK-NEXT: br i1 %memprof.range.fits, label %[[ONE:.*]], label %[[MORE:.*]]
 ; CHECK: [[ONE]]:
 ; CHECK: [[O:%.*]] = load i64, ptr %memprof.ctr
 ; CHECK-NEXT: [[A:%.*]] = add i64 [[O]], [[W]]
 ; CHECK-NEXT: store i64 [[A]], ptr %memprof.ctr
+; CHECK: [[MORE]]:
+; CHECK-NEXT: [[ROOM8:%.*]] = add i64 [[ROOM]], 8
+; CHECK-NEXT: %memprof.range.fits2 = icmp ult i64 [[W1]], [[ROOM8]]
+; CHECK-NEXT: br i1 %memprof.range.fits2, label %[[TWO:.*]], label %[[LONG:.*]]
+; CHECK: [[TWO]]:
+; CHECK: [[O1:%.*]] = load i64, ptr %memprof.ctr1
+; CHECK-NEXT: [[A1:%.*]] = add i64 [[O1]], [[ROOM]]
+; CHECK-NEXT: store i64 [[A1]], ptr %memprof.ctr1
+; CHECK-NEXT: [[D64:%.*]] = add i64 [[D]], 64
+; CHECK: %memprof.ctr2 = inttoptr
+; CHECK-NEXT: [[REST:%.*]] = sub i64 [[W]], [[ROOM]]
+; CHECK-NEXT: [[O2:%.*]] = load i64, ptr %memprof.ctr2
+; CHECK-NEXT: [[A2:%.*]] = add i64 [[O2]], [[REST]]
+; CHECK-NEXT: store i64 [[A2]], ptr %memprof.ctr2
+; CHECK: [[LONG]]:
+; CHECK-NEXT: [[NZ:%.*]] = icmp ne i64 [[W]], 0
+; CHECK-NEXT: br i1 [[NZ]], label %[[CALL:.*]], label
 ; CHECK: [[CALL]]:
 ; CHECK-NEXT: call void @memprof_record_strided(i64 [[D]], i64 8, i64 [[W]], i64 1)
 ; CHECK: [[S:%.*]] = ptrtoint ptr %s to i64

@@ -206,7 +206,14 @@ NOINSTR void intrinsicsVar(char *P) {
   const size_t Cases[][3] = {{0, 2000, 0},     {0, 2000, 1},    {33, 2100, 7},
                              {60, 2200, 8},    {100, 2300, 9},  {250, 2400, 16},
                              {420, 2600, 63},  {500, 2700, 64}, {640, 2800, 65},
-                             {801, 3000, 200}, {1024, 3300, 1000}};
+                             {801, 3000, 200}, {1024, 3300, 1000},
+                             // around the two-granule limit, at in-granule
+                             // offsets 44, 6, 8, 17, 32, 4, 6 (blocks are
+                             // 32 mod 64)
+                             {1100, 3400, 72}, {1190, 3500, 121},
+                             {1320, 3630, 128}, {1457, 3760, 129},
+                             {1600, 3900, 66}, {1700, 4000, 100},
+                             {1830, 4150, 127}};
   for (auto &C : Cases) {
     Opaque = C[2];
     varRange(P, C[0], C[1], Opaque);
@@ -397,8 +404,9 @@ NOINLINE uint64_t touchAll(char *P) {
 // function runs before every constructor; in real programs, another
 // library's constructor) finds memprof_shadow_base 0 and must not crash. It
 // reserves the shadow then (memprof_shadow_start), which the runtime uses
-// when it starts, and counts; built with -memprof-instrument-sink it counts
-// nothing. It touches a static buffer the pass cannot see through (a heap
+// when it starts, and counts; by default it counts nothing (each
+// instrumented function it calls runs its uninstrumented copy, or with
+// -memprof-instrument-clone=false counts into the sink). It touches a static buffer the pass cannot see through (a heap
 // block would start the runtime).
 alignas(64) static char EarlyBuf[256];
 static uintptr_t EarlyBase = 1;
