@@ -28,6 +28,7 @@
 #include "llvm/Analysis/PostDominators.h"
 #include "llvm/Analysis/ScalarEvolution.h"
 #include "llvm/Analysis/ScalarEvolutionExpressions.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
 #include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/DataLayout.h"
@@ -863,8 +864,43 @@ struct MemProfInstrumentPass : PassInfoMixin<MemProfInstrumentPass> {
       if (Inst.run(*F, FAM))
         FAM.invalidate(*F, PreservedAnalyses::none());
     }
+    allowCounterWrites(M);
     emitConstructor(M);
     return PreservedAnalyses::none();
+  }
+
+  /// Memory effects inferred before the pass ran (memory(argmem: read) for
+  /// a function that only reads through its argument, say) no longer hold
+  /// for code that now writes the shadow; an optimizer running after the
+  /// pass (the link-time pipeline of -flto) could move a counter's load or
+  /// store across a call it believes cannot write it, and lose counts. So
+  /// every function defined here may now write "other" memory, and so may
+  /// every call and every declaration but those of known library functions
+  /// and intrinsics. (The uninstrumented copies too: what they call may
+  /// count, once the runtime has started meanwhile.)
+  static void allowCounterWrites(Module &M) {
+    auto Widen = [](MemoryEffects ME) {
+      return ME | MemoryEffects::otherMemOnly(ModRefInfo::ModRef);
+    };
+    TargetLibraryInfoImpl TLII(M.getTargetTriple());
+    TargetLibraryInfo TLI(TLII);
+    auto MayBeInstrumented = [&](const Function *F) {
+      LibFunc LF;
+      return !F || (!F->isIntrinsic() &&
+                    !(F->isDeclaration() && TLI.getLibFunc(*F, LF)));
+    };
+    for (Function &F : M) {
+      if (MayBeInstrumented(&F) && F.getMemoryEffects() != Widen(F.getMemoryEffects()))
+        F.setMemoryEffects(Widen(F.getMemoryEffects()));
+      for (Instruction &I : instructions(F)) {
+        auto *CB = dyn_cast<CallBase>(&I);
+        if (!CB || !MayBeInstrumented(CB->getCalledFunction()))
+          continue;
+        if (CB->hasFnAttr(Attribute::Memory) &&
+            CB->getMemoryEffects() != Widen(CB->getMemoryEffects()))
+          CB->setMemoryEffects(Widen(CB->getMemoryEffects()));
+      }
+    }
   }
 
   /// Starts the runtime before any instrumented code of this module runs,
