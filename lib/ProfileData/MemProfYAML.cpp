@@ -601,6 +601,58 @@ Error diagError(const Diagnostic &D, StringRef Fallback) {
   return makeError(ErrorCode::Malformed, D.Msg, D.Offset);
 }
 
+/// Offset \p Off as "line L, column C: ".
+std::string lineColumn(StringRef Buffer, uint64_t Off) {
+  StringRef Before = Buffer.take_front(Off);
+  size_t LineStart = Before.rfind('\n');
+  uint64_t Column = Off - (LineStart == StringRef::npos ? 0 : LineStart + 1) + 1;
+  return ("line " + Twine(Before.count('\n') + 1) + ", column " +
+          Twine(Column) + ": ")
+      .str();
+}
+
+/// Turns away a run of more than \p MaxRun commas with only blanks, line
+/// breaks and comments between them. LLVM's parser eats each flow entry of
+/// such a run by calling itself again (the collections' increment()), so
+/// 30,000 commas exhausted the stack (found by the MemProfYAML fuzzer). The
+/// scan sees every comma, wherever it stands (a quoted or plain scalar, a
+/// comment), and skips at least what LLVM's scanner skips between two
+/// tokens, so it never sees a shorter run than the parser would; a valid
+/// file has no empty entry at all.
+Error checkCommaRuns(StringRef Buffer, unsigned MaxRun) {
+  const char *P = Buffer.begin(), *E = Buffer.end();
+  while (P != E) {
+    if (*P != ',') {
+      ++P;
+      continue;
+    }
+    const char *Start = P;
+    unsigned Run = 0;
+    while (P != E) {
+      if (*P == ',') {
+        if (++Run > MaxRun)
+          return makeError(ErrorCode::Malformed,
+                           lineColumn(Buffer, uint64_t(Start - Buffer.begin())) +
+                               "more than " + Twine(MaxRun) +
+                               " commas in a row (empty flow entries)",
+                           uint64_t(Start - Buffer.begin()));
+        ++P;
+      } else if (*P == ' ' || *P == '\t' || *P == '\r' || *P == '\n') {
+        ++P;
+      } else if (*P == '#') {
+        while (P != E && *P != '\n')
+          ++P;
+      } else if (E - P >= 3 && P[0] == '\xEF' && P[1] == '\xBB' &&
+                 P[2] == '\xBF') {
+        P += 3; // a byte order mark
+      } else {
+        break;
+      }
+    }
+  }
+  return Error::success();
+}
+
 /// Walks every document's node tree without recursion and fails when it
 /// nests deeper than \p MaxDepth. LLVM's parser builds nodes lazily and
 /// without recursion, but yaml::Input (and skip()) recurse once per level,
@@ -636,15 +688,9 @@ Error checkNesting(StringRef Buffer, unsigned MaxDepth) {
           uint64_t Off = At >= Buffer.begin() && At <= Buffer.end()
                              ? uint64_t(At - Buffer.begin())
                              : 0;
-          StringRef Before = Buffer.take_front(Off);
-          size_t LineStart = Before.rfind('\n');
-          uint64_t Column =
-              Off - (LineStart == StringRef::npos ? 0 : LineStart + 1) + 1;
           return makeError(ErrorCode::Malformed,
-                           "line " + Twine(Before.count('\n') + 1) +
-                               ", column " + Twine(Column) +
-                               ": YAML nests deeper than " + Twine(MaxDepth) +
-                               " levels",
+                           lineColumn(Buffer, Off) + "YAML nests deeper than " +
+                               Twine(MaxDepth) + " levels",
                            Off);
         }
         Item C;
@@ -722,6 +768,8 @@ Error checkNesting(StringRef Buffer, unsigned MaxDepth) {
 
 Expected<YAMLProfile> readMemProfYAML(StringRef Buffer,
                                       const MemProfYAMLLimits &Limits) {
+  if (Error E = checkCommaRuns(Buffer, Limits.MaxCommaRun))
+    return std::move(E);
   if (Error E = checkNesting(Buffer, Limits.MaxDepth))
     return std::move(E);
 

@@ -13,6 +13,7 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -338,6 +339,34 @@ TEST(MemProfYAML, DeepNestingIsAnErrorNotACrash) {
   L.MaxDepth = 6;
   EXPECT_NE(errorOf(ExampleYAML, L).find("nests deeper than 6"),
             std::string::npos);
+}
+
+TEST(MemProfYAML, CommaRunsAreAnErrorNotACrash) {
+  // LLVM's parser calls itself once per comma of a run (empty flow
+  // entries): 30,000 of them exhausted the stack (the fuzzer's input is
+  // fuzz/corpus/yaml/crash-comma-run-recursion.yaml).
+  for (const char *Open : {"{ Function: 1", "[ 1"}) {
+    std::string Text = "---\nHeapProfileRecords: " + std::string(Open) +
+                       std::string(300000, ',') + "\n";
+    std::string Want = "line 2, column " +
+                       std::to_string(21 + std::strlen(Open)) +
+                       ": more than 64 commas in a row (empty flow entries)";
+    EXPECT_NE(errorOf(Text).find(Want), std::string::npos) << errorOf(Text);
+  }
+  // Blanks, line breaks and comments between the commas do not end a run
+  // (LLVM's scanner skips them between tokens).
+  std::string Spread = "---\nHeapProfileRecords: [ 1";
+  for (int I = 0; I < 65; ++I)
+    Spread += I % 3 ? ", \t" : ",  # a comment, with a comma\n  ";
+  Spread += "]\n";
+  EXPECT_NE(errorOf(Spread).find("more than 64 commas"), std::string::npos);
+  // 64 in a row are left to the parser (which rejects the empty entries).
+  std::string Sixty = "---\nHeapProfileRecords: [ 1" +
+                      std::string(64, ',') + " ]\n";
+  EXPECT_EQ(errorOf(Sixty).find("commas in a row"), std::string::npos);
+  MemProfYAMLLimits L;
+  L.MaxCommaRun = 1;
+  EXPECT_EQ(errorOf(ExampleYAML, L), "ok"); // LLVM's text has none
 }
 
 TEST(MemProfYAML, OnlyTheFirstDocumentWithContentIsRead) {

@@ -90,6 +90,9 @@ bool hasDataAccessProfile(llvm::StringRef Buffer);
 struct MemProfYAMLLimits {
   /// Deepest node nesting accepted; LLVM's own files nest 7 deep.
   unsigned MaxDepth = 64;
+  /// Longest run of commas (flow entries) with nothing but blanks and
+  /// comments between them; LLVM's parser recurses once per comma of a run.
+  unsigned MaxCommaRun = 64;
 };
 
 struct YAMLProfile {
