@@ -340,9 +340,15 @@ bool Instrumenter::canClone(const Function &F) {
     if (A.hasInAllocaAttr() || A.hasPreallocatedAttr() ||
         A.hasSwiftErrorAttr() || A.hasAttribute(Attribute::SwiftAsync))
       return false;
-  for (const BasicBlock &BB : F)
+  for (const BasicBlock &BB : F) {
     if (BB.hasAddressTaken())
       return false;
+    // What must not be duplicated (noduplicate calls) stays in one body.
+    for (const Instruction &I : BB)
+      if (const auto *CB = dyn_cast<CallBase>(&I))
+        if (CB->cannotDuplicate())
+          return false;
+  }
   return true;
 }
 

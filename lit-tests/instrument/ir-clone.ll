@@ -74,6 +74,18 @@ target:
   ret ptr blockaddress(@block_address, %target)
 }
 
+; A call that must not be duplicated (noduplicate): the sink and the mask.
+; CHECK-LABEL: define void @no_duplicate(
+; CHECK: %memprof.mask = select
+; CHECK-NOT: memprof.uninstrumented
+; CHECK: ret void
+declare void @once() noduplicate
+define void @no_duplicate(ptr %p) {
+  store i64 1, ptr %p
+  call void @once() noduplicate
+  ret void
+}
+
 ; Nothing to count: no copy, no test.
 ; CHECK-LABEL: define i64 @not_heap(
 ; CHECK-NOT: memprof
@@ -98,5 +110,6 @@ define i64 @not_heap(i64 %x) {
 ; CHECK-NEXT: ret void
 ; CHECK-NOT: memprof.uninstrumented.varargs
 ; CHECK-NOT: memprof.uninstrumented.block_address
+; CHECK-NOT: memprof.uninstrumented.no_duplicate
 ; CHECK-NOT: memprof.uninstrumented.not_heap
 ; CHECK: attributes #[[COLD]] = { cold noinline }
