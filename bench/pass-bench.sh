@@ -24,6 +24,10 @@
 #   MEMPROF_BENCH_BUILD  memprof Release build directory (default build-bench)
 #   MEMPROF_BENCH_REPS   rounds of measurement (default 5)
 #   MEMPROF_BENCH_SIZE   speedtest1 --size (default 20)
+#   MEMPROF_BENCH_STEP   builds: build memprof and the six programs, then stop;
+#                        measure: reuse the six programs of an earlier builds
+#                        step (so the builds can run while the machine is busy
+#                        and the timing later on a quiet one); default: both
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -56,6 +60,9 @@ if [ ! -s "$WORK/sqlite/sqlite3.c" ]; then
 fi
 SRC=("$WORK/sqlite/test/speedtest1.c" "$WORK/sqlite/sqlite3.c")
 
+STEP=${MEMPROF_BENCH_STEP:-both}
+OUT=$WORK/pass-out
+if [ "$STEP" != measure ]; then
 # --- 2. memprof (Release) installed into a prefix ------------------------------
 log "building memprof (Release) in $BUILD"
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -71,7 +78,6 @@ cp "$BUILD/memprof.pc" "$PREFIX/lib/pkgconfig/"
 export PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig
 
 # --- 3. the six builds ----------------------------------------------------------
-OUT=$WORK/pass-out
 rm -rf "$OUT" && mkdir -p "$OUT/profiles"
 # shellcheck disable=SC2046 # pkg-config's flags are split on purpose
 {
@@ -92,6 +98,15 @@ rm -rf "$OUT" && mkdir -p "$OUT/profiles"
   $CC -O2 $(pkg-config --cflags memprof) -mllvm -memprof-instrument-clone=false \
     -I"$WORK/sqlite" "${SRC[@]}" $(pkg-config --libs memprof) -o "$OUT/memprof-mask" -lm -lpthread -ldl
 } || die "a build failed"
+fi
+if [ "$STEP" = builds ]; then
+  log "built the six programs in $OUT (MEMPROF_BENCH_STEP=measure times them)"
+  exit 0
+fi
+for b in plain clang runtime memprof memprof-fast memprof-mask; do
+  [ -x "$OUT/$b" ] || die "no $OUT/$b (run with MEMPROF_BENCH_STEP=builds first)"
+done
+rm -rf "$OUT/profiles" && mkdir -p "$OUT/profiles"
 
 # --- 4. measurements -------------------------------------------------------------
 ARGS=(--testset main --size "$SIZE" --memdb)
