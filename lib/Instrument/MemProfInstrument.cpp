@@ -359,15 +359,17 @@ bool Instrumenter::canClone(const Function &F) {
 void Instrumenter::finishPrologue(Function &F) {
   if (!RawBase)
     return;
+  BasicBlock *Entry = RawBase->getParent();
+  BasicBlock *Rest =
+      Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
+  Entry->getTerminator()->eraseFromParent();
+  BasicBlock *Slow = BasicBlock::Create(
+      C, Uninstrumented ? "memprof.noshadow" : "memprof.start", &F, Rest);
+  IRBuilder<> S(Slow);
+  if (DISubprogram *SP = F.getSubprogram())
+    S.SetCurrentDebugLocation(DILocation::get(C, 0, 0, SP));
   if (Uninstrumented) {
-    BasicBlock *Entry = RawBase->getParent();
-    BasicBlock *Rest =
-        Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
-    Entry->getTerminator()->eraseFromParent();
-    BasicBlock *Slow = BasicBlock::Create(C, "memprof.noshadow", &F, Rest);
-    IRBuilder<> S(Slow);
-    if (DISubprogram *SP = F.getSubprogram())
-      S.SetCurrentDebugLocation(DILocation::get(C, 0, 0, SP));
+    // The copy, with F's arguments and their attributes; its result is F's.
     SmallVector<Value *, 8> Args;
     for (Argument &A : F.args())
       Args.push_back(&A);
@@ -383,32 +385,21 @@ void Instrumenter::finishPrologue(Function &F) {
       S.CreateRetVoid();
     else
       S.CreateRet(Call);
-    IRBuilder<> B(Entry);
-    B.CreateCondBr(B.CreateICmpEQ(RawBase, ConstantInt::get(I64, 0)), Slow,
-                   Rest, MDBuilder(C).createUnlikelyBranchWeights());
-    RawBase = nullptr;
-    Uninstrumented = nullptr;
-    return;
+  } else {
+    // memprof_shadow_start()'s base, joined with the one read at entry.
+    CallInst *Started = S.CreateCall(Start, {}, "memprof.started.base");
+    S.CreateBr(Rest);
+    PHINode *Phi = PHINode::Create(I64, 2, "memprof.base");
+    Phi->insertBefore(Rest->begin());
+    RawBase->replaceAllUsesWith(Phi);
+    Phi->addIncoming(RawBase, Entry);
+    Phi->addIncoming(Started, Slow);
   }
-  BasicBlock *Entry = RawBase->getParent();
-  BasicBlock *Rest =
-      Entry->splitBasicBlock(RawBase->getNextNode(), "memprof.started");
-  Entry->getTerminator()->eraseFromParent();
-  BasicBlock *Slow = BasicBlock::Create(C, "memprof.start", &F, Rest);
-  IRBuilder<> S(Slow);
-  if (DISubprogram *SP = F.getSubprogram())
-    S.SetCurrentDebugLocation(DILocation::get(C, 0, 0, SP));
-  CallInst *Started = S.CreateCall(Start, {}, "memprof.started.base");
-  S.CreateBr(Rest);
-  PHINode *Phi = PHINode::Create(I64, 2, "memprof.base");
-  Phi->insertBefore(Rest->begin());
-  RawBase->replaceAllUsesWith(Phi);
-  Phi->addIncoming(RawBase, Entry);
-  Phi->addIncoming(Started, Slow);
   IRBuilder<> B(Entry);
   B.CreateCondBr(B.CreateICmpEQ(RawBase, ConstantInt::get(I64, 0)), Slow, Rest,
                  MDBuilder(C).createUnlikelyBranchWeights());
   RawBase = nullptr;
+  Uninstrumented = nullptr;
 }
 
 /// Accesses at BasePtr + Offset (Offsets sorted, spanning less than 64

@@ -918,12 +918,7 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
 }
 
 size_t glibcUsableSize(void *P) {
-  UsableSizeFn F = loadAcquire(&RealUsableSize);
-  if (!F) {
-    RuntimeScope Scope; // dlsym may allocate
-    F = reinterpret_cast<UsableSizeFn>(dlsym(RTLD_NEXT, "malloc_usable_size"));
-    storeRelease(&RealUsableSize, F);
-  }
+  UsableSizeFn F = nextDefinition(RealUsableSize, "malloc_usable_size");
   return F ? F(P) : 0;
 }
 

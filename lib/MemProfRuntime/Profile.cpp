@@ -1141,15 +1141,10 @@ MEMPROF_EXPORT int memprof_dump_and_reset(void) { return apiDump(true); }
 MEMPROF_EXPORT int dlclose(void *Handle) {
   using DlcloseFn = int (*)(void *);
   static DlcloseFn Real;
-  DlcloseFn F = loadAcquire(&Real);
-  {
-    RuntimeScope Scope; // dlsym, dlinfo and dl_iterate_phdr may allocate
-    if (!F) {
-      F = reinterpret_cast<DlcloseFn>(dlsym(RTLD_NEXT, "dlclose"));
-      storeRelease(&Real, F);
-    }
-    if (reinterpret_cast<uintptr_t>(Handle) != 0 && !G.Inactive)
-      retainModule(Handle);
+  DlcloseFn F = nextDefinition(Real, "dlclose");
+  if (reinterpret_cast<uintptr_t>(Handle) != 0 && !G.Inactive) {
+    RuntimeScope Scope; // dlinfo and dl_iterate_phdr may allocate
+    retainModule(Handle);
   }
   return F ? F(Handle) : -1;
 }
@@ -1164,12 +1159,7 @@ MEMPROF_EXPORT void *dlopen(const char *File, int Mode) {
   using DlopenFn = void *(*)(const char *, int);
   static DlopenFn Real;
   static uint32_t DeepBindReported;
-  DlopenFn F = loadAcquire(&Real);
-  if (!F) {
-    RuntimeScope Scope; // dlsym may allocate
-    F = reinterpret_cast<DlopenFn>(dlsym(RTLD_NEXT, "dlopen"));
-    storeRelease(&Real, F);
-  }
+  DlopenFn F = nextDefinition(Real, "dlopen");
   if ((Mode & RTLD_DEEPBIND) && !G.Inactive &&
       !__atomic_exchange_n(&DeepBindReported, 1u, __ATOMIC_RELAXED)) {
     Line L;
@@ -1177,8 +1167,8 @@ MEMPROF_EXPORT void *dlopen(const char *File, int Mode) {
         .addShortened(File ? File : "(main program)")
         .add(" was opened with RTLD_DEEPBIND: its own malloc and free calls "
              "go to glibc, not recorded, and a block allocated on one side of "
-             "it and freed on the other makes glibc abort\n");
-    writeStderr(L);
+             "it and freed on the other makes glibc abort");
+    warn(L);
   }
   if (!F)
     return nullptr;

@@ -11,6 +11,7 @@
 #include "MIB.h"
 #include "Support.h"
 
+#include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -156,6 +157,19 @@ public:
 private:
   uint8_t Saved;
 };
+
+/// The next definition of \p Name after this library (glibc's, for the
+/// functions the runtime replaces), looked up once and kept in \p Cache;
+/// nullptr if there is none.
+template <typename Fn> Fn nextDefinition(Fn &Cache, const char *Name) {
+  Fn F = loadAcquire(&Cache);
+  if (!F) {
+    RuntimeScope Scope; // dlsym may allocate
+    F = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, Name));
+    storeRelease(&Cache, F);
+  }
+  return F;
+}
 
 void initCore();
 /// Maps the shadow if nothing has yet (idempotent, thread-safe) and returns
