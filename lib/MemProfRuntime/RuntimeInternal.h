@@ -65,8 +65,7 @@ enum ChunkKind : uint8_t {
   /// From __libc_malloc(Size + CompactOverhead): header at the block's
   /// start, user pointer 32 bytes later (16-aligned, never 16 bytes into a
   /// page). Its first granule may hold the end of the block before it. For
-  /// what a small chunk cannot hold (4 GiB and more, or no room in the
-  /// live table).
+  /// what a small chunk cannot hold (requests above SmallMaxSize).
   KindCompact = 3,
   /// From __libc_malloc(Size + SmallOverhead) for Size < SmallMaxSize: only
   /// the tail, at the block's start (user pointer 16 bytes in).
