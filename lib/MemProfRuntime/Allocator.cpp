@@ -167,10 +167,8 @@ uint64_t sumCounters(uint64_t *P, uint64_t *E, bool Clear) {
 /// ranges skip shadow pages that were never touched (mincore) and are
 /// cleared by returning the pages (MADV_DONTNEED), so freeing a huge buffer
 /// does not read or dirty megabytes of shadow.
-uint64_t shadowAccessCount(uintptr_t User, uint64_t Size, bool Clear) {
-  uintptr_t Base = loadAcquire(&memprof_shadow_base);
-  if (!Base)
-    return 0;
+MEMPROF_NOINLINE uint64_t shadowAccessCountAt(uintptr_t Base, uintptr_t User,
+                                              uint64_t Size, bool Clear) {
   GranuleRange R = granulesOf(User, Size);
   uint64_t *Begin = reinterpret_cast<uint64_t *>(shadowAddress(Base, R.First));
   uint64_t *End = Begin + R.Count;
@@ -202,6 +200,14 @@ uint64_t shadowAccessCount(uintptr_t User, uint64_t Size, bool Clear) {
     madvise(reinterpret_cast<void *>(PB), PE - PB, MADV_DONTNEED);
   errno = SavedErrno;
   return Sum;
+}
+
+/// shadowAccessCountAt(), with the test whether a shadow exists at all (not
+/// without the pass) inlined into the caller.
+MEMPROF_ALWAYS_INLINE uint64_t shadowAccessCount(uintptr_t User, uint64_t Size,
+                                                 bool Clear) {
+  uintptr_t Base = loadAcquire(&memprof_shadow_base);
+  return Base ? shadowAccessCountAt(Base, User, Size, Clear) : 0;
 }
 } // namespace
 
@@ -468,25 +474,24 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   }
 }
 
-MEMPROF_ALWAYS_INLINE bool MIBMap::mergeAllocation(uint32_t Key,
-                                                    const MIB &M) {
-  if (MEMPROF_LIKELY(Capacity && !M.AccessHistogramSize)) {
-    uint64_t Mask = Capacity - 1;
-    for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
-      MIBEntry &E = Entries[I];
-      if (E.Key == Key) {
-        // As merge() does without a new histogram: the rule's HISTPTR
-        // clears the pointer, and the entry keeps its own.
-        uint64_t Histogram = E.Block.AccessHistogram;
-        mergeDump(E.Block, M);
-        E.Block.AccessHistogram = Histogram;
-        return true;
-      }
-      if (!E.Key)
-        break;
+MEMPROF_ALWAYS_INLINE bool MIBMap::mergeIntoPresent(uint32_t Key,
+                                                     const MIB &M) {
+  if (MEMPROF_UNLIKELY(!Capacity))
+    return false;
+  uint64_t Mask = Capacity - 1;
+  for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
+    MIBEntry &E = Entries[I];
+    if (E.Key == Key) {
+      // As merge() does without a new histogram: the rule's HISTPTR clears
+      // the pointer, and the entry keeps its own.
+      uint64_t Histogram = E.Block.AccessHistogram;
+      mergeDump(E.Block, M);
+      E.Block.AccessHistogram = Histogram;
+      return true;
     }
+    if (!E.Key)
+      return false;
   }
-  return merge(Key, M);
 }
 
 void MIBMap::release() {
@@ -665,6 +670,17 @@ ChunkTail *ownChunk(const void *P) {
 
 namespace {
 
+/// A free's block (with its histogram, if enabled) merged into \p Freed by
+/// merge(): recordEnd's slow path.
+MEMPROF_NOINLINE bool mergeFreed(MIBMap &Freed, uint32_t Ctx, uintptr_t User,
+                                 uint64_t Size, uint64_t Accesses,
+                                 uint32_t AllocTs, uint32_t Now,
+                                 uint32_t AllocCpu, uint32_t Cpu) {
+  MIB M = mibForAllocation(Size, Accesses, AllocTs, Now, AllocCpu, Cpu);
+  attachHistogram(M, User, Size);
+  return Freed.merge(Ctx, M);
+}
+
 /// Ends the chunk of tail \p T (user pointer \p User): if it is in a live
 /// table it leaves it, and its MIB (with its access histogram, if enabled)
 /// is merged into its shard's table when it is recorded (a context, not
@@ -706,10 +722,15 @@ void recordEnd(ChunkTail *T, uintptr_t User, bool Record,
     // The block of this allocation, merged into its context's: inlined
     // twice, so that without the pass (no accesses) the compiler folds
     // the access fields' arithmetic away.
+    // The common case (the context has its block, no histograms) never
+    // builds the block in memory; the rest is out of line.
     auto Merge = [&](uint64_t A) __attribute__((always_inline)) {
-      MIB M = mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu);
-      attachHistogram(M, User, Size);
-      return S.Freed.mergeAllocation(Ctx, M);
+      if (MEMPROF_LIKELY(!G.Opts.Histogram) &&
+          S.Freed.mergeIntoPresent(
+              Ctx, mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu)))
+        return true;
+      return mergeFreed(S.Freed, Ctx, User, Size, A, AllocTs, Now, AllocCpu,
+                        Cpu);
     };
     Lost = !(Accesses ? Merge(Accesses) : Merge(0));
   }

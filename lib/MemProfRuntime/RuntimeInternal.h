@@ -216,11 +216,11 @@ struct MIBMap {
   /// Merge; histograms: the longer is kept and the shorter added into it).
   /// false when out of memory.
   bool merge(uint32_t Key, const MIB &M);
-  /// merge() of a block without a histogram (what a free records), inlined
-  /// where the context already has its block: LLVM's rule is applied to
-  /// the entry in place, the compiler folding the one-allocation block's
-  /// constant fields. Any other case goes to merge().
-  bool mergeAllocation(uint32_t Key, const MIB &M);
+  /// merge() of a block without a histogram (what a free records) into the
+  /// entry already present for \p Key, inlined so that the one-allocation
+  /// block is never built in memory and the compiler folds its constant
+  /// fields. false (nothing done) when \p Key has no entry: then merge().
+  bool mergeIntoPresent(uint32_t Key, const MIB &M);
   void release();
 
 private:
