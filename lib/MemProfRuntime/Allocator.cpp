@@ -94,9 +94,9 @@ void initCore() {
   G.Secret = mix64(Secret) | 1;
   G.StartNs = monotonicNs();
   G.StrictAlignedAlloc = glibcAtLeast(2, 38);
-  // Without the shadow access counts are 0 (code built with the pass may
-  // have reserved it already, before the runtime started).
-  reserveShadow();
+  // The shadow is reserved by code built with the pass (its constructor, or
+  // memprof_shadow_start), not here: without that code nothing counts
+  // accesses, and a free need not read counters that are all 0.
   errno = SavedErrno;
   storeRelease(&G.InitState, 2u);
 }

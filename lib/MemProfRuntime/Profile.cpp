@@ -1085,10 +1085,10 @@ __attribute__((destructor(101))) void memprofDestructor() {
 
 void noteInstrumentedModule() {
   storeRelaxed(&G.InstrumentedCode, true);
-  // Code that counts accesses is here, but there is nowhere to count them
-  // (the runtime started and could not reserve the shadow): say so, once.
+  // Code that counts accesses is here: it needs the shadow, which only such
+  // code reserves. If there is nowhere to count, say so, once.
   static uint32_t NoShadowReported;
-  if (loadAcquire(&G.InitState) == 2 && !loadAcquire(&memprof_shadow_base) &&
+  if (!reserveShadow() &&
       !__atomic_exchange_n(&NoShadowReported, 1u, __ATOMIC_RELAXED)) {
     Line L;
     L.add("memprof: warning: cannot reserve the access counters' shadow (16 "

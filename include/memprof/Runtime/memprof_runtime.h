@@ -47,15 +47,17 @@ void memprof_init(void);
 /* Shadow memory: one 64-bit access counter per 64-byte granule of memory,
  * at MEMPROF_SHADOW_COUNTER(addr). Instrumented code increments it on every
  * access; the runtime reads and clears an allocation's counters at free.
- * 0 until the runtime has started or code built with the pass reserved it
- * (memprof_shadow_start), or if the shadow could not be mapped. */
+ * 0 until code built with the pass reserves it (its module constructor, or
+ * memprof_shadow_start), or if the shadow could not be mapped: a process
+ * without such code has no shadow. Code that counts by hand calls
+ * memprof_shadow_start first. */
 extern uintptr_t memprof_shadow_base;
 
 /* For code built with the instrumentation pass and
- * -memprof-instrument-sink=false (docs/instrument.md): reserves the shadow
- * if the runtime has not yet (code running before it started) and returns
+ * -memprof-instrument-sink=false (docs/instrument.md), and for code that
+ * counts by hand: reserves the shadow if nothing has yet and returns
  * memprof_shadow_base; stops the process if the shadow cannot be reserved
- * (the default form never calls it). */
+ * (the pass's default form never calls it). */
 uintptr_t memprof_shadow_start(void);
 /* For code built with the instrumentation pass (docs/instrument.md):
  * adds Inc to the counter of each of Addr, Addr + Stride, ...

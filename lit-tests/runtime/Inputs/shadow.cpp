@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 #pragma weak memprof_shadow_base
+#pragma weak memprof_shadow_start
 #pragma weak memprof_dump
 
 #define SITE(Name, Call)                                                       \
@@ -50,7 +51,14 @@ static bool cleared(void *P, size_t N) {
 }
 
 int main() {
-  if (!&memprof_shadow_base || !memprof_shadow_base) {
+  // The runtime has started (an allocation), but nothing that counts has:
+  // there is no shadow yet, so frees read no counters.
+  free(malloc(8));
+  printf("shadow before counting code: %d\n",
+         int(&memprof_shadow_base && memprof_shadow_base != 0));
+  // Counting by hand, as instrumented code would: the shadow exists only
+  // once such code asks for it.
+  if (!&memprof_shadow_start || !memprof_shadow_start()) {
     printf("no shadow\n");
     return 1;
   }
