@@ -340,15 +340,14 @@ Error checkLineTables(DWARFContext &Ctx) {
 
 /// What LLVM's ELF accessors need before they can be used without a
 /// report_fatal_error: ELFObjectFile's symbol accessors (type, size,
-/// binding, value) and its relocation iterators die on a symbol table or
-/// relocation section they cannot read. Returns an error when a symbol table
-/// is unreadable (the file is then unusable); sets \p DebugRelocsUnsafe when
-/// a relocation section that targets a debug section is unreadable (DWARF is
-/// then read without applying relocations).
+/// binding, value) die on a symbol table they cannot read. Returns an error
+/// when a symbol table is unreadable (the file is then unusable). (Its
+/// relocation iterators, which die on a relocation section they cannot
+/// read, are only used by DWARFContext on relocatable objects, which are
+/// refused before.)
 Error checkElfTables(const object::ELFFile<object::ELF64LE> &EF,
-                     bool &DebugRelocsUnsafe, bool &CompressionUnsafe) {
+                     bool &CompressionUnsafe) {
   using Shdr = object::ELF64LE::Shdr;
-  DebugRelocsUnsafe = false;
   CompressionUnsafe = false;
   Expected<ArrayRef<Shdr>> SectionsOr = EF.sections();
   if (!SectionsOr)
@@ -377,52 +376,6 @@ Error checkElfTables(const object::ELFFile<object::ELF64LE> &EF,
       continue;
     if (Expected<object::ELF64LE::SymRange> Syms = EF.symbols(&Sec); !Syms)
       return Syms.takeError();
-  }
-  for (const Shdr &Sec : Sections) {
-    bool IsRela = Sec.sh_type == ELF::SHT_RELA;
-    if (!IsRela && Sec.sh_type != ELF::SHT_REL && Sec.sh_type != ELF::SHT_CREL)
-      continue;
-    // Only relocations of debug sections are applied by DWARFContext.
-    if (Sec.sh_info >= Sections.size())
-      continue; // DWARFContext reports this one as an error
-    Expected<StringRef> TargetName = EF.getSectionName(Sections[Sec.sh_info]);
-    if (!TargetName) {
-      consumeError(TargetName.takeError());
-      DebugRelocsUnsafe = true;
-      return Error::success();
-    }
-    if (!TargetName->starts_with(".debug") &&
-        !TargetName->starts_with(".zdebug"))
-      continue;
-    auto Unsafe = [&](Error E) {
-      consumeError(std::move(E));
-      DebugRelocsUnsafe = true;
-      return Error::success();
-    };
-    if (Sec.sh_type == ELF::SHT_CREL)
-      return Unsafe(Error::success());
-    Expected<const Shdr *> SymTab = EF.getSection(Sec.sh_link);
-    if (!SymTab)
-      return Unsafe(SymTab.takeError());
-    Expected<object::ELF64LE::SymRange> Syms = EF.symbols(*SymTab);
-    if (!Syms)
-      return Unsafe(Syms.takeError());
-    const uint64_t NumSyms = Syms->size();
-    if (IsRela) {
-      Expected<object::ELF64LE::RelaRange> Relas = EF.relas(Sec);
-      if (!Relas)
-        return Unsafe(Relas.takeError());
-      for (const object::ELF64LE::Rela &R : *Relas)
-        if (R.getSymbol(/*isMips64EL=*/false) >= NumSyms)
-          return Unsafe(Error::success());
-    } else {
-      Expected<object::ELF64LE::RelRange> Rels = EF.rels(Sec);
-      if (!Rels)
-        return Unsafe(Rels.takeError());
-      for (const object::ELF64LE::Rel &R : *Rels)
-        if (R.getSymbol(/*isMips64EL=*/false) >= NumSyms)
-          return Unsafe(Error::success());
-    }
   }
   return Error::success();
 }
@@ -549,6 +502,17 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
     return fileError(ErrorCode::Symbolization, Path,
                      "unsupported target " + M->Obj->getFileFormatName() +
                          " (only ELF64 little-endian x86-64 is supported)");
+  // Only a linked program or library can have been profiled. (DWARFContext
+  // also applies a relocatable object's relocations to its DWARF, and
+  // LLVM 22 divides by a section's entry size there unchecked.)
+  uint16_t Type = Elf->getELFFile().getHeader().e_type;
+  if (Type != ELF::ET_EXEC && Type != ELF::ET_DYN)
+    return fileError(ErrorCode::Symbolization, Path,
+                     Type == ELF::ET_REL
+                         ? "a relocatable object file, not an executable or "
+                           "shared library: pass the linked binary"
+                         : "not an executable or shared library (ELF type " +
+                               std::to_string(Type) + ")");
 
   object::BuildIDRef Id = object::getBuildID(M->Obj.get());
   if (Id.empty())
@@ -565,9 +529,8 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
   for (const object::ELF64LE::Phdr &P : *PhdrsOr)
     if (P.p_type == ELF::PT_LOAD && (P.p_flags & ELF::PF_X))
       M->ExecSegments.push_back({P.p_vaddr, P.p_memsz});
-  bool DebugRelocsUnsafe = false, CompressionUnsafe = false;
-  if (Error E = checkElfTables(Elf->getELFFile(), DebugRelocsUnsafe,
-                               CompressionUnsafe))
+  bool CompressionUnsafe = false;
+  if (Error E = checkElfTables(Elf->getELFFile(), CompressionUnsafe))
     return fileError(ErrorCode::Symbolization, Path,
                      "malformed ELF file: " + toString(std::move(E)));
 
@@ -576,8 +539,6 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
   M->Sink->Path = M->Path;
   NoteSink *Sink = M->Sink.get();
   auto Handler = [Sink](Error E) { Sink->add(std::move(E)); };
-  if (DebugRelocsUnsafe)
-    Sink->add("relocations of debug sections are malformed; not applied");
   // Where LLVM would crash on the DWARF, none of it is used: the module is
   // then symbolized like one without DWARF, from its symbol table.
   auto NoDwarf = [&] {
@@ -591,11 +552,10 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
               "uncompressed size");
     Dwarf = NoDwarf();
   } else {
-    Dwarf = DWARFContext::create(
-        *M->Obj,
-        DebugRelocsUnsafe ? DWARFContext::ProcessDebugRelocations::Ignore
-                          : DWARFContext::ProcessDebugRelocations::Process,
-        /*L=*/nullptr, /*DWPName=*/"", Handler, Handler);
+    Dwarf = DWARFContext::create(*M->Obj,
+                                 DWARFContext::ProcessDebugRelocations::Ignore,
+                                 /*L=*/nullptr, /*DWPName=*/"", Handler,
+                                 Handler);
   }
   M->HasDwarf = Dwarf->getNumCompileUnits() > 0;
   if (M->HasDwarf) {
