@@ -748,10 +748,27 @@ int addModule(dl_phdr_info *Info, size_t, void *Data) {
 
 /// Executable segments of libraries the program dlclose'd: captured just
 /// before the real dlclose, so that a later dump still lists them and their
-/// frames symbolize. Deduplicated; only the first RetainedMax are kept.
+/// frames symbolize. Another library may later be loaded at the same
+/// address, so the frames are moved first: each unloaded module gets its
+/// own range at RelocatedBase + slot * RelocatedSlotBytes (no real address
+/// on x86-64, with 4- or 5-level page tables), the stacks' PCs in its
+/// segments move there (depotRelocate), and the segment is listed there,
+/// with its load bias moved alike, so every frame still maps to the same
+/// address in its binary. Deduplicated by original segment and build id (a
+/// library closed twice keeps its range); only the first RetainedMax are
+/// kept.
 constexpr uint64_t RetainedMax = 4096;
-SegmentInfo *Retained;
+constexpr uint64_t RelocatedBase = uint64_t(1) << 62;
+constexpr uint64_t RelocatedSlotBytes = uint64_t(1) << 36;
+struct RetainedSegment {
+  SegmentInfo Seg;   ///< where it is listed (moved)
+  uint64_t OrigStart; ///< where it was loaded
+  uint64_t OrigEnd;
+  uint64_t Delta;    ///< Seg.Start - OrigStart
+};
+RetainedSegment *Retained;
 uint64_t RetainedCount;
+uint64_t RelocatedSlots;
 SpinLock RetainedLock;
 
 struct ModuleQuery {
@@ -769,10 +786,10 @@ int addMatchingModule(dl_phdr_info *Info, size_t Size, void *Data) {
   return 0;
 }
 
-bool sameSegment(const SegmentInfo &A, const SegmentInfo &B) {
-  return A.Start == B.Start && A.End == B.End &&
-         A.BuildIdSize == B.BuildIdSize &&
-         memcmp(A.BuildId, B.BuildId, sizeof(A.BuildId)) == 0;
+bool sameOrigin(const RetainedSegment &R, const SegmentInfo &S) {
+  return R.OrigStart == S.Start && R.OrigEnd == S.End &&
+         R.Seg.BuildIdSize == S.BuildIdSize &&
+         memcmp(R.Seg.BuildId, S.BuildId, sizeof(S.BuildId)) == 0;
 }
 
 void retainModule(void *Handle) {
@@ -785,32 +802,60 @@ void retainModule(void *Handle) {
   dl_iterate_phdr(addMatchingModule, &Q);
   if (L.Count > 16)
     L.Count = 16;
+  // No dump may list segments from before the move and write stacks from
+  // after it (the order of every dump: DumpMutex, then RetainedLock).
+  ScopedTicketLock DumpGuard(DumpMutex);
   ScopedLock Guard(RetainedLock);
   if (!Retained) {
-    Retained = static_cast<SegmentInfo *>(
-        mapMemory(RetainedMax * sizeof(SegmentInfo)));
+    Retained = static_cast<RetainedSegment *>(
+        mapMemory(RetainedMax * sizeof(RetainedSegment)));
     if (!Retained)
       return;
   }
+  // One range for the whole module: its segments keep their distances.
+  uint64_t Bias = LM->l_addr, Delta = 0;
+  for (uint64_t I = 0; I < L.Count && !Delta; ++I)
+    for (uint64_t J = 0; J < RetainedCount && !Delta; ++J)
+      if (sameOrigin(Retained[J], Found[I]))
+        Delta = Retained[J].Delta;
+  bool Fits = RelocatedSlots < RetainedMax;
+  for (uint64_t I = 0; I < L.Count; ++I)
+    Fits &= Found[I].Start >= Bias && Found[I].End - Bias <= RelocatedSlotBytes;
+  if (!Delta && Fits)
+    Delta = RelocatedBase + RelocatedSlots++ * RelocatedSlotBytes - Bias;
   for (uint64_t I = 0; I < L.Count; ++I) {
+    // A module too large for a slot (or past RetainedMax modules) stays
+    // where it was, as before: listed at its own address.
+    if (Delta)
+      depotRelocate(Found[I].Start, Found[I].End, Delta);
     bool Known = false;
     for (uint64_t J = 0; J < RetainedCount && !Known; ++J)
-      Known = sameSegment(Retained[J], Found[I]);
-    if (!Known && RetainedCount < RetainedMax)
-      Retained[RetainedCount++] = Found[I];
+      Known = sameOrigin(Retained[J], Found[I]) && Retained[J].Delta == Delta;
+    if (Known || RetainedCount >= RetainedMax)
+      continue;
+    RetainedSegment &R = Retained[RetainedCount++];
+    R.Seg = Found[I];
+    R.OrigStart = Found[I].Start;
+    R.OrigEnd = Found[I].End;
+    R.Delta = Delta;
+    R.Seg.Start += Delta;
+    R.Seg.End += Delta;
+    R.Seg.Offset += Delta;
   }
 }
 
-/// Appends the retained segments that are not loaded now.
+/// Appends the retained segments (a moved one has an address no loaded
+/// module has). One that was not moved is left out while it is loaded
+/// again (the same segment and build id).
 void addRetainedModules(SegmentList &Segs) {
   ScopedLock Guard(RetainedLock);
   uint64_t Loaded = Segs.Count < Segs.Capacity ? Segs.Count : Segs.Capacity;
   for (uint64_t I = 0; I < RetainedCount; ++I) {
     bool Present = false;
-    for (uint64_t J = 0; J < Loaded && !Present; ++J)
-      Present = sameSegment(Segs.Items[J], Retained[I]);
+    for (uint64_t J = 0; J < Loaded && !Present && !Retained[I].Delta; ++J)
+      Present = sameOrigin(Retained[I], Segs.Items[J]);
     if (!Present && Segs.Count < Segs.Capacity)
-      Segs.Items[Segs.Count++] = Retained[I];
+      Segs.Items[Segs.Count++] = Retained[I].Seg;
   }
 }
 

@@ -146,6 +146,24 @@ uint32_t depotMaxId() {
 
 uint64_t depotDropped() { return loadRelaxed(&Dropped); }
 
+void depotRelocate(uint64_t Lo, uint64_t Hi, uint64_t Delta) {
+  uint32_t Last = depotMaxId();
+  for (uint32_t Id = 1; Id <= Last; ++Id) {
+    Node **Page = loadAcquire(&IdPages[Id >> IdPageBits]);
+    Node *N = Page ? loadAcquire(&Page[Id & ((1u << IdPageBits) - 1)]) : nullptr;
+    if (!N)
+      continue;
+    uint64_t *PCs = N->pcs();
+    // Lock-free lookups may read these words meanwhile: each is replaced
+    // whole, and a lookup that sees a moved one just finds no match.
+    for (uint32_t I = 0; I < N->NumPCs; ++I) {
+      uint64_t PC = __atomic_load_n(&PCs[I], __ATOMIC_RELAXED);
+      if (PC >= Lo && PC < Hi)
+        __atomic_store_n(&PCs[I], PC + Delta, __ATOMIC_RELAXED);
+    }
+  }
+}
+
 // Inserts hold a bucket lock and then the arena lock, in that order.
 void depotLockAll() {
   for (SpinLock &L : Locks)

@@ -34,6 +34,14 @@ uint32_t depotMaxId();
 /// Stacks that could not be interned.
 uint64_t depotDropped();
 
+/// Adds \p Delta to every PC in [\p Lo, \p Hi) of every stack interned so
+/// far: the frames of a library about to be unloaded are moved to an
+/// address no module will have, so that a library loaded later at its
+/// address is never taken for it. A stack interned meanwhile keeps its PCs;
+/// a stored stack whose PCs are moved no longer matches a new capture of
+/// the old PCs, which gets a stack of its own.
+void depotRelocate(uint64_t Lo, uint64_t Hi, uint64_t Delta);
+
 void depotLockAll();
 void depotUnlockAll();
 
