@@ -25,7 +25,11 @@ extern "C" __attribute__((noinline)) void *site_kept(size_t N) { return malloc(N
 
 std::atomic<bool> Stop;
 
-// Allocates until main has finished its dumps (at least N times).
+// Allocates until main has finished its dumps (at least N times). At most
+// MaxKept blocks stay live per thread: each dump walks every live block, so
+// an unbounded live set let a slow dumper (a loaded machine) fall further
+// behind with every dump (a run took over 5 minutes).
+constexpr size_t MaxKept = 5000;
 void worker(int Id, int N, long *Out) {
   std::vector<void *> Kept;
   for (int I = 0; I < N || !Stop.load(std::memory_order_relaxed); ++I) {
@@ -33,7 +37,7 @@ void worker(int Id, int N, long *Out) {
     void *P = site_freed(Size);
     Out[0] += 1, Out[1] += long(Size);
     free(P);
-    if (I % 10 == 0) {
+    if (I % 10 == 0 && Kept.size() < MaxKept) {
       Kept.push_back(site_kept(Size));
       Out[2] += 1, Out[3] += long(Size);
     }
