@@ -756,6 +756,19 @@ void releaseSlot(uint32_t SS) {
   S.Live.remove(SS & SlotMask);
 }
 
+/// Writes the tail \p F of the chunk at \p User (and, unless \p Small, its
+/// 32-byte header's size and check word).
+MEMPROF_ALWAYS_INLINE void writeChunk(uintptr_t User, ChunkTail F, bool Small,
+                                      uint64_t Size) {
+  ChunkTail *T = tailOf(User);
+  *T = F;
+  if (!Small) {
+    ChunkHeader *H = headerOf(T);
+    H->UserSize = Size;
+    H->Check = computeCheck(H);
+  }
+}
+
 /// Writes the header of a new chunk of \p Size bytes at \p User, of
 /// \p Kind (\p Info: its layout), recorded with the context above \p Frame,
 /// and enters it in a live table: in slot \p Reserved (one recordEnd kept)
@@ -775,15 +788,8 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
   F.SlotShard = UntrackedSlot;
   F.CtxKind = uint32_t(Kind) | TailMarker;
   F.AllocTimestampMs = 0;
-  auto Write = [&] {
-    ChunkTail *T = tailOf(User);
-    *T = F;
-    if (!Small) {
-      ChunkHeader *H = headerOf(T);
-      H->UserSize = Size;
-      H->Check = computeCheck(H);
-    }
-  };
+  // (A function, not a lambda: a closure over F was built on the stack
+  // before every allocation's first branch.)
   uint32_t Ctx = 0;
   if (recording()) {
     Ctx = contextOf(Frame);
@@ -791,7 +797,7 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
       reportDegraded();
   }
   if (!Ctx && Reserved == UntrackedSlot) {
-    Write();
+    writeChunk(User, F, Small, Size);
     return;
   }
   if (Ctx) {
@@ -813,7 +819,7 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
       S->Lock.unlock();
       F.InfoCpu &= 0xFFFF;
       F.AllocTimestampMs = 0;
-      Write(); // not tracked, not recorded
+      writeChunk(User, F, Small, Size); // not tracked, not recorded
       reportDegraded();
       return;
     }
@@ -822,7 +828,7 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
   S->Live.Slots[SS & SlotMask] = User;
   F.SlotShard = SS;
   F.CtxKind |= Ctx << CtxShift;
-  Write();
+  writeChunk(User, F, Small, Size);
   S->Lock.unlock();
 }
 
