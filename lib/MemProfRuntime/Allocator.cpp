@@ -721,9 +721,9 @@ void recordEnd(ChunkTail *T, uintptr_t User, bool Record,
   if (Record && Ctx && Current) {
     // The block of this allocation, merged into its context's: inlined
     // twice, so that without the pass (no accesses) the compiler folds
-    // the access fields' arithmetic away.
-    // The common case (the context has its block, no histograms) never
-    // builds the block in memory; the rest is out of line.
+    // the access fields' arithmetic away. The common case (the context has
+    // its block, no histograms) never builds the block in memory; the rest
+    // is out of line.
     auto Merge = [&](uint64_t A) __attribute__((always_inline)) {
       if (MEMPROF_LIKELY(!G.Opts.Histogram) &&
           S.Freed.mergeIntoPresent(
