@@ -670,15 +670,16 @@ ChunkTail *ownChunk(const void *P) {
 
 namespace {
 
-/// A free's block (with its histogram, if enabled) merged into \p Freed by
-/// merge(): recordEnd's slow path.
-MEMPROF_NOINLINE bool mergeFreed(MIBMap &Freed, uint32_t Ctx, uintptr_t User,
+/// The block of one allocation ending at \p EndTs on \p EndCpu (freed, or
+/// live at a dump), with its histogram if enabled, merged into \p Into by
+/// merge(): recordEnd's slow path, and every live chunk at a dump.
+MEMPROF_NOINLINE bool mergeBlock(MIBMap &Into, uint32_t Ctx, uintptr_t User,
                                  uint64_t Size, uint64_t Accesses,
-                                 uint32_t AllocTs, uint32_t Now,
-                                 uint32_t AllocCpu, uint32_t Cpu) {
-  MIB M = mibForAllocation(Size, Accesses, AllocTs, Now, AllocCpu, Cpu);
+                                 uint32_t AllocTs, uint32_t EndTs,
+                                 uint32_t AllocCpu, uint32_t EndCpu) {
+  MIB M = mibForAllocation(Size, Accesses, AllocTs, EndTs, AllocCpu, EndCpu);
   attachHistogram(M, User, Size);
-  return Freed.merge(Ctx, M);
+  return Into.merge(Ctx, M);
 }
 
 /// Ends the chunk of tail \p T (user pointer \p User): if it is in a live
@@ -729,7 +730,7 @@ void recordEnd(ChunkTail *T, uintptr_t User, bool Record,
           S.Freed.mergeIntoPresent(
               Ctx, mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu)))
         return true;
-      return mergeFreed(S.Freed, Ctx, User, Size, A, AllocTs, Now, AllocCpu,
+      return mergeBlock(S.Freed, Ctx, User, Size, A, AllocTs, Now, AllocCpu,
                         Cpu);
     };
     Lost = !(Accesses ? Merge(Accesses) : Merge(0));
@@ -1136,11 +1137,9 @@ bool collectProfile(MIBMap &Out, bool Reset) {
       if (!Ctx)
         return;
       uint64_t Size = sizeOf(T);
-      MIB M = mibForAllocation(Size, shadowAccessCount(User, Size, false),
-                               T->AllocTimestampMs, Now, T->InfoCpu >> 16,
-                               Cpu);
-      attachHistogram(M, User, Size);
-      Ok &= Out.merge(Ctx, M);
+      Ok &= mergeBlock(Out, Ctx, User, Size,
+                       shadowAccessCount(User, Size, false),
+                       T->AllocTimestampMs, Now, T->InfoCpu >> 16, Cpu);
     });
     if (Reset)
       forgetShard(S);
