@@ -761,10 +761,8 @@ constexpr uint64_t RetainedMax = 4096;
 constexpr uint64_t RelocatedBase = uint64_t(1) << 62;
 constexpr uint64_t RelocatedSlotBytes = uint64_t(1) << 36;
 struct RetainedSegment {
-  SegmentInfo Seg;   ///< where it is listed (moved)
-  uint64_t OrigStart; ///< where it was loaded
-  uint64_t OrigEnd;
-  uint64_t Delta;    ///< Seg.Start - OrigStart
+  SegmentInfo Seg; ///< where it is listed: where it was loaded, plus Delta
+  uint64_t Delta;  ///< 0: not moved
 };
 RetainedSegment *Retained;
 uint64_t RetainedCount;
@@ -787,7 +785,7 @@ int addMatchingModule(dl_phdr_info *Info, size_t Size, void *Data) {
 }
 
 bool sameOrigin(const RetainedSegment &R, const SegmentInfo &S) {
-  return R.OrigStart == S.Start && R.OrigEnd == S.End &&
+  return R.Seg.Start - R.Delta == S.Start && R.Seg.End - R.Delta == S.End &&
          R.Seg.BuildIdSize == S.BuildIdSize &&
          memcmp(R.Seg.BuildId, S.BuildId, sizeof(S.BuildId)) == 0;
 }
@@ -835,8 +833,6 @@ void retainModule(void *Handle) {
       continue;
     RetainedSegment &R = Retained[RetainedCount++];
     R.Seg = Found[I];
-    R.OrigStart = Found[I].Start;
-    R.OrigEnd = Found[I].End;
     R.Delta = Delta;
     R.Seg.Start += Delta;
     R.Seg.End += Delta;
