@@ -32,62 +32,18 @@ LLVM_PROFDATA=llvm-profdata-22
 
 log() { printf 'merge-bench: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
-SUDO=""
-[ "$(id -u)" -eq 0 ] || SUDO="sudo"
 
 # --- 1. dependencies (Debian packages) --------------------------------------
 bash "$ROOT/scripts/setup.sh" >&2
-need=()
-command -v tclsh >/dev/null || need+=(tcl)
-command -v make >/dev/null || need+=(make)
-command -v xz >/dev/null || need+=(xz-utils)
-if [ "${#need[@]}" -gt 0 ]; then
-  log "installing ${need[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  $SUDO apt-get update -qq
-  $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-
-SRCLIST=/etc/apt/sources.list.d/debian-src.sources
-if [ ! -e "$SRCLIST" ]; then
-  log "adding $SRCLIST (deb-src for bookworm main)"
-  $SUDO tee "$SRCLIST" >/dev/null <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-  $SUDO apt-get update -qq
-fi
 
 # --- 2. SQLite source from Debian's package ----------------------------------
-mkdir -p "$WORK/src"
-orig() { # the full tree, not the -www (documentation) tarball
-  local f
-  for f in "$WORK"/src/sqlite3_*.orig.tar.xz; do
-    [ -e "$f" ] && [ "${f%-www.tar.xz}" = "$f" ] && { echo "$f"; return; }
-  done
-}
-if [ -z "$(orig)" ]; then
-  log "fetching Debian's sqlite3 source package"
-  (cd "$WORK/src" && { apt-get source --download-only sqlite3 ||
-                       { $SUDO apt-get update -qq && apt-get source --download-only sqlite3; }; }) \
-    >"$WORK/src/fetch.log" 2>&1 || die "apt-get source sqlite3 failed (see $WORK/src/fetch.log)"
-fi
-TARBALL=$(orig)
-[ -n "$TARBALL" ] || die "no sqlite3_*.orig.tar.xz in $WORK/src"
+TARBALL=$(bash "$ROOT/bench/sqlite-source.sh" "$WORK")
 
 # --- 3. speedtest1 with clang's MemProf instrumentation ----------------------
 ST=$WORK/speedtest1
-STAMP="$(basename "$TARBALL") $CC ${CFLAGS[*]} $($CC --version | head -n1)"
+STAMP="$TARBALL $CC ${CFLAGS[*]} $($CC --version | head -n1)"
 if [ ! -x "$ST" ] || [ "$(cat "$ST.stamp" 2>/dev/null)" != "$STAMP" ]; then
-  rm -rf "$WORK/sqlite" "$WORK/profiles" "$ST" "$ST.stamp"
-  mkdir -p "$WORK/sqlite"
-  log "building the SQLite amalgamation from $(basename "$TARBALL")"
-  tar -xJf "$TARBALL" -C "$WORK/sqlite" --strip-components=1
-  (cd "$WORK/sqlite" && ./configure && make sqlite3.c) >"$WORK/sqlite.log" 2>&1 ||
-    die "SQLite configure/make sqlite3.c failed (see $WORK/sqlite.log)"
+  rm -rf "$WORK/profiles" "$ST" "$ST.stamp"
   log "compiling speedtest1 with $CC ${CFLAGS[*]}"
   $CC "${CFLAGS[@]}" -I"$WORK/sqlite" "$WORK/sqlite/test/speedtest1.c" \
     "$WORK/sqlite/sqlite3.c" -o "$ST" -lm -lpthread -ldl

@@ -19,8 +19,8 @@
 #   bench/pass-bench.sh
 #
 # Environment:
-#   MEMPROF_BENCH_WORK   work directory (default bench/work, git-ignored); an
-#                        existing one from bench/merge-bench.sh is reused
+#   MEMPROF_BENCH_WORK   work directory (default bench/work, git-ignored; the
+#                        SQLite tree there is shared with the other benchmarks)
 #   MEMPROF_BENCH_BUILD  memprof Release build directory (default build-bench)
 #   MEMPROF_BENCH_REPS   rounds of measurement (default 5)
 #   MEMPROF_BENCH_SIZE   speedtest1 --size (default 20)
@@ -45,19 +45,8 @@ REV=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 log() { printf 'pass-bench: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
-# --- 1. SQLite's amalgamation (as bench/merge-bench.sh gets it) --------------
-if [ ! -s "$WORK/sqlite/sqlite3.c" ]; then
-  log "no $WORK/sqlite/sqlite3.c: running bench/merge-bench.sh's preparation"
-  command -v tclsh >/dev/null || { apt-get update -qq && apt-get install -y -qq tcl >/dev/null; }
-  mkdir -p "$WORK/src"
-  (cd "$WORK/src" && apt-get source --download-only sqlite3) >"$WORK/src/fetch.log" 2>&1 ||
-    die "apt-get source sqlite3 failed (deb-src needed; see bench/merge-bench.sh)"
-  TARBALL=$(ls "$WORK"/src/sqlite3_*.orig.tar.xz | grep -v -- -www | head -n1)
-  mkdir -p "$WORK/sqlite"
-  tar -xJf "$TARBALL" -C "$WORK/sqlite" --strip-components=1
-  (cd "$WORK/sqlite" && ./configure && make sqlite3.c) >"$WORK/sqlite.log" 2>&1 ||
-    die "SQLite configure/make sqlite3.c failed (see $WORK/sqlite.log)"
-fi
+# --- 1. SQLite's amalgamation (bench/sqlite-source.sh) ------------------------
+bash "$ROOT/bench/sqlite-source.sh" "$WORK" >/dev/null
 SRC=("$WORK/sqlite/test/speedtest1.c" "$WORK/sqlite/sqlite3.c")
 
 STEP=${MEMPROF_BENCH_STEP:-both}

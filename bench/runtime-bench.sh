@@ -10,8 +10,8 @@
 #
 # Programs:
 #   speedtest1  SQLite's speedtest1 (`--size 20 --memdb`), built from the
-#               amalgamation bench/merge-bench.sh makes from Debian's sqlite3
-#               source (run that first, or set MEMPROF_SQLITE_SRC to a
+#               amalgamation bench/sqlite-source.sh makes from Debian's sqlite3
+#               source in bench/work/sqlite (or set MEMPROF_SQLITE_SRC to a
 #               directory holding sqlite3.c, sqlite3.h and speedtest1.c)
 #   perl        Debian's perl on bench/alloc-workload.pl (system malloc)
 #   clang       Debian's clang-22 -std=c++20 -fsyntax-only on
@@ -50,8 +50,9 @@ fi
 [ -e "$MEMPROF_RT" ] || die "no $MEMPROF_RT"
 
 # --- speedtest1, uninstrumented and with -fmemory-profile ---------------------
+[ -n "${MEMPROF_SQLITE_SRC:-}" ] || bash "$ROOT/bench/sqlite-source.sh" "$ROOT/bench/work" >/dev/null
 for f in sqlite3.c sqlite3.h; do
-  [ -e "$SQLITE/$f" ] || die "no $SQLITE/$f: run bench/merge-bench.sh first (or set MEMPROF_SQLITE_SRC)"
+  [ -e "$SQLITE/$f" ] || die "no $SQLITE/$f"
 done
 SPEEDTEST_C=$SQLITE/speedtest1.c
 [ -e "$SPEEDTEST_C" ] || SPEEDTEST_C=$SQLITE/test/speedtest1.c
