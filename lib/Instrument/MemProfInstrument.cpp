@@ -79,6 +79,21 @@ cl::opt<bool> ClCoalesce("memprof-instrument-coalesce",
                          cl::desc("coalesce the counter updates of accesses to "
                                   "one base pointer within a block"),
                          cl::init(true), cl::Hidden);
+// By default the accesses of one group to one object are counted together
+// in the granule of one of them: the runtime sums an allocation's granules
+// at its free, so its total (what a profile holds) is exact, with one update
+// per group and no run-time test of where the granule boundary falls.
+cl::opt<bool> ClGranules(
+    "memprof-instrument-granules",
+    cl::desc("count every access in the granule of its own first byte, so "
+             "that each granule's counter is exact (for access histograms); "
+             "by default the accesses a group makes to one object are counted "
+             "in the granule of one of them, which keeps every allocation's "
+             "total exact with fewer updates"),
+    cl::init(false), cl::Hidden);
+/// Whether the accesses of a group to one object are counted together
+/// (coalescing on, -memprof-instrument-granules off).
+bool perObject() { return ClCoalesce && !ClGranules; }
 cl::opt<bool> ClCrossBlock(
     "memprof-instrument-cross-block",
     cl::desc("coalesce the counter updates of accesses to one base pointer "
@@ -464,6 +479,15 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
     Instruction *FirstAt = FirstAts.lookup(BasePtr);
     assert(FirstAt && "a group of moved accesses only");
     llvm::sort(List, [](auto &X, auto &Y) { return X.first < Y.first; });
+    if (perObject()) {
+      // One object (baseOf): all its accesses in the granule of the one at
+      // the smallest offset, an address the group does access.
+      IRBuilder<> B(FirstAt);
+      Value *A0 = B.CreateAdd(B.CreatePtrToInt(BasePtr, I64),
+                              ConstantInt::get(I64, List.front().first));
+      increment(B, counterOf(B, A0), ConstantInt::get(I64, List.size()));
+      continue;
+    }
     // Windows of less than 64 bytes.
     size_t Begin = 0;
     while (Begin < List.size()) {
@@ -479,10 +503,15 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
   }
 }
 
+/// The pointer \p Ptr is a constant offset from, which keys its group.
+/// Counting per object, only inbounds GEPs are looked through: an inbounds
+/// GEP's result lies in its base's object (or is poison), so two accesses
+/// made through one base at constant offsets are in one object, and the
+/// granule of either is that object's.
 std::pair<Value *, int64_t> Instrumenter::baseOf(Value *Ptr) const {
   APInt Off(DL.getIndexTypeSizeInBits(Ptr->getType()), 0);
-  Value *BasePtr =
-      Ptr->stripAndAccumulateConstantOffsets(DL, Off, /*AllowNonInbounds=*/true);
+  Value *BasePtr = Ptr->stripAndAccumulateConstantOffsets(
+      DL, Off, /*AllowNonInbounds=*/!perObject());
   if (Off.getSignificantBits() > 48) // far offsets: not worth grouping
     return {Ptr, 0};
   return {BasePtr, Off.getSExtValue()};
@@ -733,7 +762,8 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
         IRBuilder<> B(MI);
         for (uint64_t W = 0; W * WordBytes < CLen->getZExtValue(); ++W)
           Points.push_back(
-              {MI, W ? B.CreateConstGEP1_64(B.getInt8Ty(), E, W * WordBytes)
+              {MI, W ? B.CreateConstInBoundsGEP1_64(B.getInt8Ty(), E,
+                                                    W * WordBytes)
                      : E});
       } else {
         Ranges.push_back({MI, E, MI->getLength()});
@@ -779,6 +809,21 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
     Value *Len = B.CreateZExtOrTrunc(R.Len, I64);
     Value *Words = B.CreateLShr(B.CreateAdd(Len, ConstantInt::get(I64, 7)), 3);
     Value *Addr = B.CreatePtrToInt(R.Ptr, I64);
+    if (perObject()) {
+      // Per object: every word of a range is in the object of its first
+      // byte, so one update of the word count at it, unless the range is
+      // empty (then its pointer may be one past the end, or anything).
+      if (auto *CLen = dyn_cast<ConstantInt>(R.Len); CLen && !CLen->isZero()) {
+        increment(B, counterOf(B, Addr), Words);
+      } else {
+        Instruction *Then = SplitBlockAndInsertIfThen(
+            B.CreateICmpNE(Words, ConstantInt::get(I64, 0)),
+            B.GetInsertPoint(), false);
+        B.SetInsertPoint(Then);
+        increment(B, counterOf(B, Addr), Words);
+      }
+      continue;
+    }
     Value *Room = B.CreateLShr(
         B.CreateSub(ConstantInt::get(I64, Granule + WordBytes - 1),
                     B.CreateAnd(Addr, ConstantInt::get(I64, Granule - 1))),

@@ -10,9 +10,11 @@
 ; memprof_record_strided otherwise, or inline when a variable range lies in
 ; one granule), the module constructor with the
 ; version-check symbol, and the opt-out attribute.
-; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink=false -S %s | FileCheck %s
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink=false -memprof-instrument-granules -S %s | FileCheck %s
 ; RUN: %opt-instrument -memprof-instrument-clone=false %s | FileCheck %s --check-prefix=SINK
 ; RUN: %opt-instrument %s | FileCheck %s --check-prefix=CLONE
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-sink=false -S %s | FileCheck %s --check-prefix=OBJ
+; (CHECK is -memprof-instrument-granules, OBJ the default: per object.)
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -223,6 +225,22 @@ define i64 @atomics(ptr %p, ptr %q) {
 ; CHECK: [[S:%.*]] = ptrtoint ptr %s to i64
 ; CHECK: call void @memprof_record_strided(i64 [[S]], i64 8, i64 {{%.*}}, i64 1)
 ; CHECK: call void @llvm.memcpy
+; Per object (the default): a range's words all lie in the object of its
+; first byte, so one update of the word count there, when there are words.
+; OBJ-LABEL: define void @memcpy_var(
+; OBJ: [[N7:%.*]] = add i64 %n, 7
+; OBJ-NEXT: [[W:%.*]] = lshr i64 [[N7]], 3
+; OBJ-NEXT: [[D:%.*]] = ptrtoint ptr %d to i64
+; OBJ-NEXT: [[NZ:%.*]] = icmp ne i64 [[W]], 0
+; OBJ-NEXT: br i1 [[NZ]], label %[[ONE:.*]], label
+; OBJ: [[ONE]]:
+; OBJ-NEXT: [[G:%.*]] = lshr i64 [[D]], 6
+; OBJ: [[O:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[A:%.*]] = add i64 [[O]], [[W]]
+; OBJ-NEXT: store i64 [[A]], ptr %memprof.ctr
+; OBJ: ptrtoint ptr %s to i64
+; OBJ-NOT: memprof_record_strided
+; OBJ: call void @llvm.memcpy
 define void @memcpy_var(ptr %d, ptr %s, i64 %n) {
   call void @llvm.memcpy.p0.p0.i64(ptr %d, ptr %s, i64 %n, i1 false)
   ret void
@@ -245,8 +263,30 @@ define void @memcpy_var(ptr %d, ptr %s, i64 %n) {
 ; CHECK: call void @llvm.memset
 ; CHECK-NOT: memprof_record_strided
 ; CHECK: ret void
+; OBJ-LABEL: define void @memset_const(
+; OBJ-NOT: memprof.fits
+; OBJ: [[O:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N:%.*]] = add i64 [[O]], 3
+; OBJ-NEXT: store i64 [[N]], ptr %memprof.ctr
+; OBJ-NEXT: call void @llvm.memset
 define void @memset_const(ptr %d) {
   call void @llvm.memset.p0.i64(ptr %d, i8 0, i64 24, i1 false)
+  ret void
+}
+
+; 200 constant bytes (25 words): by the runtime per granule; per object one
+; update of 25, with no test (the range is not empty).
+; CHECK-LABEL: define void @memset_long(
+; CHECK: call void @memprof_record_strided(i64 {{%.*}}, i64 8, i64 25, i64 1)
+; OBJ-LABEL: define void @memset_long(
+; OBJ: memprof.started:
+; OBJ-NOT: icmp
+; OBJ: [[O:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N:%.*]] = add i64 [[O]], 25
+; OBJ-NEXT: store i64 [[N]], ptr %memprof.ctr
+; OBJ-NEXT: call void @llvm.memset
+define void @memset_long(ptr %d) {
+  call void @llvm.memset.p0.i64(ptr %d, i8 0, i64 200, i1 false)
   ret void
 }
 

@@ -5,9 +5,16 @@
 ; once, in the preheader, for the trip count. A call in the loop or a second
 ; exit keeps the updates in the loop. With the options off, every access
 ; has its own update.
-; RUN: %opt-instrument %s | FileCheck %s
+; RUN: %opt-instrument -memprof-instrument-granules %s | FileCheck %s
 ; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-coalesce=false -memprof-instrument-hoist=false -S %s | FileCheck %s --check-prefix=PLAIN
-; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-cross-block=false -S %s | FileCheck %s --check-prefix=NOCROSS
+; RUN: opt-22 -load-pass-plugin=%plugin -passes=memprof-instrument -memprof-instrument-cross-block=false -memprof-instrument-granules -S %s | FileCheck %s --check-prefix=NOCROSS
+; RUN: %opt-instrument %s | FileCheck %s --check-prefix=OBJ
+; CHECK and NOCROSS are -memprof-instrument-granules; OBJ is the default,
+; per object: the accesses of a group to one object, made through inbounds
+; GEPs at constant offsets from one base, are all counted in the granule of
+; the one at the smallest offset, with no run-time test and no 64-byte
+; window (only the object's total must be exact). GEPs without inbounds
+; may leave the object: their accesses keep their own updates.
 
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -39,6 +46,12 @@ target triple = "x86_64-pc-linux-gnu"
 ; PLAIN-COUNT-4: add i64 {{%.*}}, 1
 ; PLAIN-NOT: memprof.fits
 ; PLAIN: ret i64
+; OBJ-LABEL: define i64 @fields(
+; OBJ-NOT: memprof.fits
+; OBJ-COUNT-4: add i64 {{%.*}}, 1
+; OBJ: store i64 %a, ptr %pd
+; OBJ-NOT: memprof.ctr
+; OBJ: ret i64
 define i64 @fields(ptr %p) {
   %a = load i64, ptr %p
   %pb = getelementptr i8, ptr %p, i64 8
@@ -176,6 +189,57 @@ loop:
 exit:
   %r = phi i64 [ %b, %entry ], [ %s1, %loop ]
   ret i64 %r
+}
+
+; The same through inbounds GEPs, with a field at -16 and one at 200 (more
+; than a granule apart): per object, one update of 5 at the granule of
+; %p - 16, before the first access.
+; OBJ-LABEL: define i64 @fields_inbounds(
+; OBJ: [[P:%.*]] = ptrtoint ptr %p to i64
+; OBJ-NEXT: [[A:%.*]] = add i64 [[P]], -16
+; OBJ-NEXT: [[G:%.*]] = lshr i64 [[A]], 6
+; OBJ: [[O:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N:%.*]] = add i64 [[O]], 5
+; OBJ-NEXT: store i64 [[N]], ptr %memprof.ctr
+; OBJ-NEXT: %a = load i64, ptr %p
+; OBJ-NOT: memprof.ctr
+; OBJ: ret i64
+define i64 @fields_inbounds(ptr %p) {
+  %a = load i64, ptr %p
+  %pb = getelementptr inbounds i8, ptr %p, i64 8
+  %b = load i64, ptr %pb
+  %pc = getelementptr inbounds i8, ptr %p, i64 200
+  %c = load i32, ptr %pc
+  %pd = getelementptr inbounds i8, ptr %p, i64 -16
+  store i64 %a, ptr %pd
+  %pe = getelementptr inbounds i8, ptr %pb, i64 32
+  store i64 %b, ptr %pe
+  %c64 = zext i32 %c to i64
+  %s = add i64 %b, %c64
+  ret i64 %s
+}
+
+; Per object across blocks: the join's inbounds access to %p + 100 joins the
+; entry's update of %p (one update of 2, no test).
+; OBJ-LABEL: define i64 @diamond_inbounds(
+; OBJ-NOT: memprof.fits
+; OBJ: add i64 {{%.*}}, 2
+; OBJ: %a = load i64, ptr %p
+; OBJ: join:
+; OBJ-NOT: memprof.ctr
+; OBJ: ret i64
+define i64 @diamond_inbounds(ptr %p, i1 %c) {
+entry:
+  %a = load i64, ptr %p
+  br i1 %c, label %then, label %join
+then:
+  store volatile i32 1, ptr @g1
+  br label %join
+join:
+  %pb = getelementptr inbounds i8, ptr %p, i64 100
+  %b = load i64, ptr %pb
+  %s = add i64 %a, %b
+  ret i64 %s
 }
 
 ; Across blocks: the join of a diamond runs exactly once each time the
