@@ -150,6 +150,9 @@ struct PointAccess {
   /// Moved into the segment of an earlier block (coalesceAcrossBlocks): its
   /// update goes before that block's first access to the same base.
   bool Moved = false;
+  /// Moved into a successor's segment (pushIntoSuccessors): the access
+  /// happened before the update.
+  bool Pushed = false;
 };
 
 /// A memory intrinsic's range: one count per 8-byte word of [Ptr, Ptr+Len).
@@ -244,10 +247,14 @@ private:
   void increment(IRBuilder<> &B, Value *Counter, Value *By);
   void emitPrologue(Function &F);
   void finishPrologue(Function &F);
-  void emitSegment(ArrayRef<PointAccess> Points);
+  void emitSegment(BasicBlock *BB, ArrayRef<PointAccess> Points);
   std::pair<Value *, int64_t> baseOf(Value *Ptr) const;
   void coalesceAcrossBlocks(
       Function &F, FunctionAnalysisManager &FAM,
+      MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
+      const DenseMap<BasicBlock *, unsigned> &Barriers);
+  void pushIntoSuccessors(
+      Function &F,
       MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
       const DenseMap<BasicBlock *, unsigned> &Barriers);
 
@@ -452,7 +459,9 @@ void Instrumenter::emitGroup(ArrayRef<std::pair<int64_t, Instruction *>> Offsets
               ConstantInt::get(I64, K));
 }
 
-void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
+/// Emits the updates of the accesses \p Points of one segment of block
+/// \p BB.
+void Instrumenter::emitSegment(BasicBlock *BB, ArrayRef<PointAccess> Points) {
   if (!ClCoalesce) {
     for (const PointAccess &P : Points) {
       IRBuilder<> B(P.At);
@@ -477,17 +486,19 @@ void Instrumenter::emitSegment(ArrayRef<PointAccess> Points) {
   }
   for (auto &[BasePtr, List] : Groups) {
     Instruction *FirstAt = FirstAts.lookup(BasePtr);
-    assert(FirstAt && "a group of moved accesses only");
     llvm::sort(List, [](auto &X, auto &Y) { return X.first < Y.first; });
     if (perObject()) {
       // One object (baseOf): all its accesses in the granule of the one at
-      // the smallest offset, an address the group does access.
-      IRBuilder<> B(FirstAt);
+      // the smallest offset, an address the group does access. A group
+      // pushed into this block from its predecessor (pushIntoSuccessors)
+      // may have no access here: its update goes at the block's start.
+      IRBuilder<> B(FirstAt ? FirstAt : &*BB->getFirstInsertionPt());
       Value *A0 = B.CreateAdd(B.CreatePtrToInt(BasePtr, I64),
                               ConstantInt::get(I64, List.front().first));
       increment(B, counterOf(B, A0), ConstantInt::get(I64, List.size()));
       continue;
     }
+    assert(FirstAt && "a group of moved accesses only");
     // Windows of less than 64 bytes.
     size_t Begin = 0;
     while (Begin < List.size()) {
@@ -610,6 +621,80 @@ void Instrumenter::coalesceAcrossBlocks(
       }
       if (Barriers.lookup(B2)) // the chain stops at B2's first barrier
         break;
+    }
+  }
+}
+
+/// Per object: the last segment of a block D (after its last barrier) gives
+/// its group of a base to D's successors when each of them is entered only
+/// from D and at least one accesses that base before its first barrier.
+/// Each time D runs exactly one successor follows, with no barrier between
+/// D's accesses and the successor's first segment, so the group's count is
+/// added to that successor's update of the base (a switch's cases that all
+/// read the operand the switch read: one update per path instead of two).
+/// A successor without such an access gets an update of its own at its
+/// start; no path gets more updates than before. Only groups whose accesses
+/// in D all come after D's last call move: the update then counts them
+/// after they happened, and a call between them and it (free is no barrier)
+/// could have freed their block, whose counters the runtime has summed.
+/// (In the successors that access the base, the block is live at the
+/// update, which precedes such an access.)
+void Instrumenter::pushIntoSuccessors(
+    Function &F,
+    MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
+    const DenseMap<BasicBlock *, unsigned> &Barriers) {
+  // In reverse post-order, so that a group given to a block can move on.
+  ReversePostOrderTraversal<Function *> RPOT(&F);
+  for (BasicBlock *D : RPOT) {
+    auto It = Segments.find({D, Barriers.lookup(D)});
+    if (It == Segments.end() || It->second.Points.empty())
+      continue;
+    SmallVector<BasicBlock *, 8> Succs;
+    bool Ok = true;
+    for (BasicBlock *S : successors(D)) {
+      if (llvm::is_contained(Succs, S))
+        continue;
+      if (S == D || S->getUniquePredecessor() != D || S->isEHPad()) {
+        Ok = false;
+        break;
+      }
+      Succs.push_back(S);
+    }
+    if (!Ok || Succs.empty())
+      continue;
+    DenseSet<Value *> Absorbed; // bases some successor accesses
+    for (BasicBlock *S : Succs) {
+      auto J = Segments.find({S, 0});
+      if (J == Segments.end())
+        continue;
+      for (const PointAccess &P : J->second.Points)
+        Absorbed.insert(baseOf(P.Ptr).first);
+    }
+    // Not the bases with an access in D before (or at) its last call, or
+    // one pushed into D (made before D).
+    Instruction *LastCall = nullptr;
+    for (Instruction &I : *D)
+      if (isa<CallBase>(I) && !isBenignIntrinsic(I))
+        LastCall = &I;
+    if (LastCall)
+      for (const PointAccess &P : It->second.Points)
+        if (P.Pushed || (!P.Moved && !LastCall->comesBefore(P.At)))
+          Absorbed.erase(baseOf(P.Ptr).first);
+    SmallVector<PointAccess, 8> Stay, Move;
+    for (PointAccess P : It->second.Points) {
+      if (Absorbed.count(baseOf(P.Ptr).first)) {
+        P.Moved = P.Pushed = true;
+        Move.push_back(P);
+      } else {
+        Stay.push_back(P);
+      }
+    }
+    if (Move.empty())
+      continue;
+    It->second.Points.assign(Stay.begin(), Stay.end());
+    for (BasicBlock *S : Succs) {
+      auto &Into = Segments[{S, 0}].Points; // may insert: It not used again
+      Into.append(Move.begin(), Move.end());
     }
   }
 }
@@ -794,9 +879,11 @@ bool Instrumenter::run(Function &F, FunctionAnalysisManager &FAM) {
       Segments[{P.At->getParent(), Position[P.At]}].Points.push_back(P);
   if (ClCoalesce && ClCrossBlock)
     coalesceAcrossBlocks(F, FAM, Segments, Barriers);
+  if (perObject() && ClCrossBlock)
+    pushIntoSuccessors(F, Segments, Barriers);
   for (auto &[K, S] : Segments)
     if (!S.Points.empty())
-      emitSegment(S.Points);
+      emitSegment(K.first, S.Points);
 
   // A variable range is counted inline when its words start in one granule
   // or two (most short copies): with the room its first granule has for

@@ -375,3 +375,84 @@ join:
 out:
   ret i64 %b
 }
+
+; Per object, a block's last group moves into its successors when each is
+; entered only from it and one of them accesses the base: the case that
+; reads %p + 8 gets one update of 2, the other case one of 1 at its start,
+; the switch's block none.
+; OBJ-LABEL: define i64 @pushed(
+; OBJ: memprof.started:
+; OBJ-NOT: memprof.ctr
+; OBJ: switch i64 %op
+; OBJ: a:
+; OBJ: [[O:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N:%.*]] = add i64 [[O]], 2
+; OBJ-NEXT: store i64 [[N]], ptr %memprof.ctr
+; OBJ-NEXT: %x = load i64, ptr %f
+; OBJ: b:
+; OBJ-NEXT: ptrtoint ptr %p
+; OBJ: [[O2:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N2:%.*]] = add i64 [[O2]], 1
+; OBJ-NEXT: store i64 [[N2]], ptr %memprof.ctr
+; OBJ-NEXT: store volatile i32 1, ptr @g1
+; CHECK-LABEL: define i64 @pushed(
+; CHECK: %op = load i64, ptr %p
+; CHECK: switch i64 %op
+define i64 @pushed(ptr %p) {
+entry:
+  %op = load i64, ptr %p
+  switch i64 %op, label %b [ i64 0, label %a ]
+a:
+  %f = getelementptr inbounds i8, ptr %p, i64 8
+  %x = load i64, ptr %f
+  ret i64 %x
+b:
+  store volatile i32 1, ptr @g1
+  ret i64 0
+}
+
+; Not moved: a call after the access (it could free the block, and the
+; update would come after it), or into a successor with another
+; predecessor (join: mid's update keeps join's access, which runs once each
+; time mid does, as across blocks above).
+; OBJ-LABEL: define i64 @not_pushed(
+; OBJ: [[O:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N:%.*]] = add i64 [[O]], 1
+; OBJ-NEXT: store i64 [[N]], ptr %memprof.ctr
+; OBJ-NEXT: %op = load i64, ptr %p
+; OBJ: a:
+; OBJ: add i64 {{%.*}}, 1
+; OBJ-NEXT: store i64
+; OBJ-NEXT: %x = load i64, ptr %f
+; OBJ: mid:
+; OBJ: [[O2:%.*]] = load i64, ptr %memprof.ctr
+; OBJ-NEXT: [[N2:%.*]] = add i64 [[O2]], 2
+; OBJ-NEXT: store i64 [[N2]], ptr %memprof.ctr
+; OBJ-NEXT: %op2 = load i64, ptr %q
+; OBJ: other:
+; OBJ-NOT: memprof.ctr
+; OBJ: join:
+; OBJ-NOT: memprof.ctr
+; OBJ: ret i64
+define i64 @not_pushed(ptr %p, ptr %q) {
+entry:
+  %op = load i64, ptr %p
+  %r = call i64 @pure(i64 %op)
+  %c = icmp eq i64 %r, 0
+  br i1 %c, label %a, label %mid
+a:
+  %f = getelementptr inbounds i8, ptr %p, i64 8
+  %x = load i64, ptr %f
+  ret i64 %x
+mid:
+  %op2 = load i64, ptr %q
+  %c2 = icmp eq i64 %op2, 0
+  br i1 %c2, label %join, label %other
+other:
+  store volatile i32 2, ptr @g1
+  br label %join
+join:
+  %g = getelementptr inbounds i8, ptr %q, i64 8
+  %y = load i64, ptr %g
+  ret i64 %y
+}

@@ -40,6 +40,7 @@ SITE(site_coalesced)
 SITE(site_stack_or_heap)
 SITE(site_cross_blocks)
 SITE(site_opt_out)
+SITE(site_switch)
 
 //===-- The truth (not instrumented) ----------------------------------------===//
 
@@ -387,6 +388,58 @@ NOINSTR void notedCrossBlocks(char *W, size_t K) {
   note(W + 8);
 }
 
+// A switch on a field whose cases read other fields of the struct (its
+// update moves into theirs), one that reads nothing of it (an update of its
+// own) and one that reads it after a call (a barrier: its own updates).
+NOINLINE __attribute__((noipa)) void opaqueCall() { G1 = 3; }
+NOINLINE uint64_t switched(volatile Wide *W, size_t K) {
+  switch (W->A & 7) {
+  case 0:
+    return W->B;
+  case 1:
+    return W->C + W->D;
+  case 2:
+    G2 = 5;
+    return 1;
+  case 3:
+    opaqueCall();
+    return W->E;
+  case 4:
+    if (K & 8)
+      return W->B + W->C;
+    return W->D;
+  default:
+    return W->Mid[K & 15];
+  }
+}
+NOINSTR void notedSwitched(char *W, size_t K) {
+  note(W);
+  switch (*(uint64_t *)W & 7) {
+  case 0:
+    note(W + 8);
+    break;
+  case 1:
+    note(W + 40);
+    note(W + 56);
+    break;
+  case 2:
+    break;
+  case 3:
+    note(W + 64);
+    break;
+  case 4:
+    if (K & 8) {
+      note(W + 8);
+      note(W + 40);
+    } else {
+      note(W + 56);
+    }
+    break;
+  default:
+    note(W + 16 + (K & 15));
+  }
+}
+
 // A pointer that is a stack slot on every path (a select or phi of
 // allocas) is not instrumented; one that may be the heap block on some path
 // is, and counts exactly when it is.
@@ -575,6 +628,18 @@ NOINSTR int main(int Argc, char **Argv) {
       notedCrossBlocks(P + O, K);
     }
   finish("site_cross_blocks", P, 64 * 3 + 128);
+
+  // Every case, at every position of the struct in its granule.
+  P = begin(site_switch(64 * 3 + 128));
+  memset(P, 0, 64 * 3 + 128);
+  for (int O = 0; O < 128; O += 4)
+    for (size_t K = 0; K < 16; ++K) {
+      *(volatile uint64_t *)(P + O) = K;
+      Opaque = K;
+      Sink += switched((volatile Wide *)(P + O), Opaque);
+      notedSwitched(P + O, K);
+    }
+  finish("site_switch", P, 64 * 3 + 128);
 
   P = begin(site_stack_or_heap(64));
   memset(P, 0, 64);
