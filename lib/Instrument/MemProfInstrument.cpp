@@ -625,6 +625,33 @@ void Instrumenter::coalesceAcrossBlocks(
   }
 }
 
+/// A new block on every edge from \p D (whose terminator is a branch or a
+/// switch) to \p S, branching to S; S's phis take their value from D from it.
+static BasicBlock *splitEdges(BasicBlock *D, BasicBlock *S) {
+  BasicBlock *New = BasicBlock::Create(D->getContext(), S->getName() + ".memprof",
+                                       D->getParent(), S);
+  BranchInst::Create(S, New);
+  Instruction *T = D->getTerminator();
+  for (unsigned I = 0, E = T->getNumSuccessors(); I != E; ++I)
+    if (T->getSuccessor(I) == S)
+      T->setSuccessor(I, New);
+  // One phi entry per edge: D's entries (one per edge from D) become one.
+  for (PHINode &Phi : S->phis()) {
+    bool First = true;
+    for (unsigned I = Phi.getNumIncomingValues(); I-- > 0;) {
+      if (Phi.getIncomingBlock(I) != D)
+        continue;
+      if (First) {
+        Phi.setIncomingBlock(I, New);
+        First = false;
+      } else {
+        Phi.removeIncomingValue(I, /*DeletePHIIfEmpty=*/false);
+      }
+    }
+  }
+  return New;
+}
+
 /// Per object: the last segment of a block D (after its last barrier) gives
 /// its group of a base to D's successors when each of them is entered only
 /// from D and at least one accesses that base before its first barrier.
@@ -649,26 +676,41 @@ void Instrumenter::pushIntoSuccessors(
     auto It = Segments.find({D, Barriers.lookup(D)});
     if (It == Segments.end() || It->second.Points.empty())
       continue;
-    SmallVector<BasicBlock *, 8> Succs;
-    bool Ok = true;
+    // Successors entered only from D, and the others (Shared), which get
+    // a block of their own on D's edges to them if a group moves.
+    SmallVector<BasicBlock *, 8> Succs, Shared;
+    bool Ok = isa<BranchInst, SwitchInst, IndirectBrInst>(D->getTerminator());
     for (BasicBlock *S : successors(D)) {
-      if (llvm::is_contained(Succs, S))
-        continue;
-      if (S == D || S->getUniquePredecessor() != D || S->isEHPad()) {
-        Ok = false;
+      if (!Ok)
         break;
-      }
-      Succs.push_back(S);
+      if (llvm::is_contained(Succs, S) || llvm::is_contained(Shared, S))
+        continue;
+      if (S == D || S->isEHPad())
+        Ok = false;
+      else if (S->getUniquePredecessor() == D)
+        Succs.push_back(S);
+      else
+        Shared.push_back(S);
     }
-    if (!Ok || Succs.empty())
+    if (!Ok || Succs.empty() ||
+        (!Shared.empty() && !isa<BranchInst, SwitchInst>(D->getTerminator())))
       continue;
-    DenseSet<Value *> Absorbed; // bases some successor accesses
+    DenseMap<Value *, unsigned> Absorbed; // base: successors accessing it
     for (BasicBlock *S : Succs) {
       auto J = Segments.find({S, 0});
       if (J == Segments.end())
         continue;
+      DenseSet<Value *> Seen;
       for (const PointAccess &P : J->second.Points)
-        Absorbed.insert(baseOf(P.Ptr).first);
+        if (Seen.insert(baseOf(P.Ptr).first).second)
+          ++Absorbed[baseOf(P.Ptr).first];
+    }
+    // A shared successor costs a block and a jump on its edge: a group
+    // moves only if at least as many successors take it into theirs.
+    for (auto I = Absorbed.begin(); I != Absorbed.end();) {
+      auto Cur = I++;
+      if (Cur->second < Shared.size())
+        Absorbed.erase(Cur);
     }
     // Not the bases with an access in D before (or at) its last call, or
     // one pushed into D (made before D).
@@ -692,6 +734,8 @@ void Instrumenter::pushIntoSuccessors(
     if (Move.empty())
       continue;
     It->second.Points.assign(Stay.begin(), Stay.end());
+    for (BasicBlock *S : Shared)
+      Succs.push_back(splitEdges(D, S));
     for (BasicBlock *S : Succs) {
       auto &Into = Segments[{S, 0}].Points; // may insert: It not used again
       Into.append(Move.begin(), Move.end());

@@ -456,3 +456,51 @@ join:
   %y = load i64, ptr %g
   ret i64 %y
 }
+
+; A successor with another predecessor gets a block of its own on the
+; switch's edges to it (both cases to %shared: one block, one phi entry),
+; when at least as many successors take the group in: the switch's block
+; has no update, %a and %b one of 2 each, the new block one of 1.
+; OBJ-LABEL: define i64 @pushed_split(
+; OBJ: memprof.started:
+; OBJ-NOT: memprof.ctr
+; OBJ: switch i64 %op, label %b [
+; OBJ-NEXT: i64 0, label %a
+; OBJ-NEXT: i64 1, label %shared.memprof
+; OBJ-NEXT: i64 2, label %shared.memprof
+; OBJ-NEXT: ]
+; OBJ: a:
+; OBJ: add i64 {{%.*}}, 2
+; OBJ: b:
+; OBJ: add i64 {{%.*}}, 2
+; OBJ: shared.memprof:
+; OBJ: add i64 {{%.*}}, 1
+; OBJ-NEXT: store i64
+; OBJ-NEXT: br label %shared
+; OBJ: shared:
+; OBJ-NEXT: %v = phi i64 [ 7, %other ], [ 0, %shared.memprof ]
+; OBJ-NOT: memprof.ctr
+; OBJ: ret i64 %v
+define i64 @pushed_split(ptr %p, i1 %c) {
+entry:
+  br i1 %c, label %other, label %sw
+sw:
+  %op = load i64, ptr %p
+  switch i64 %op, label %b [ i64 0, label %a
+                             i64 1, label %shared
+                             i64 2, label %shared ]
+a:
+  %fa = getelementptr inbounds i8, ptr %p, i64 8
+  %x = load i64, ptr %fa
+  ret i64 %x
+b:
+  %fb = getelementptr inbounds i8, ptr %p, i64 16
+  %y = load i64, ptr %fb
+  ret i64 %y
+other:
+  store volatile i32 3, ptr @g1
+  br label %shared
+shared:
+  %v = phi i64 [ 7, %other ], [ 0, %sw ], [ 0, %sw ]
+  ret i64 %v
+}
