@@ -661,11 +661,12 @@ static BasicBlock *splitEdges(BasicBlock *D, BasicBlock *S) {
 /// read the operand the switch read: one update per path instead of two).
 /// A successor without such an access gets an update of its own at its
 /// start; no path gets more updates than before. Only groups whose accesses
-/// in D all come after D's last call move: the update then counts them
-/// after they happened, and a call between them and it (free is no barrier)
-/// could have freed their block, whose counters the runtime has summed.
-/// (In the successors that access the base, the block is live at the
-/// update, which precedes such an access.)
+/// in D all come after D's last call and atomic instruction move: the
+/// update then counts them after they happened, and a call between them and
+/// it (free is no barrier) could have freed their block, whose counters the
+/// runtime has summed, or an atomic one let another thread free it (a
+/// reference count's decrement). (In the successors that access the base,
+/// the block is live at the update, which precedes such an access.)
 void Instrumenter::pushIntoSuccessors(
     Function &F,
     MapVector<std::pair<BasicBlock *, unsigned>, Segment> &Segments,
@@ -712,11 +713,11 @@ void Instrumenter::pushIntoSuccessors(
       if (Cur->second < Shared.size())
         Absorbed.erase(Cur);
     }
-    // Not the bases with an access in D before (or at) its last call, or
-    // one pushed into D (made before D).
+    // Not the bases with an access in D before (or at) its last call or
+    // atomic instruction, or one pushed into D (made before D).
     Instruction *LastCall = nullptr;
     for (Instruction &I : *D)
-      if (isa<CallBase>(I) && !isBenignIntrinsic(I))
+      if ((isa<CallBase>(I) && !isBenignIntrinsic(I)) || I.isAtomic())
         LastCall = &I;
     if (LastCall)
       for (const PointAccess &P : It->second.Points)

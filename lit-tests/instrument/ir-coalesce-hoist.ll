@@ -504,3 +504,29 @@ shared:
   %v = phi i64 [ 7, %other ], [ 0, %sw ], [ 0, %sw ]
   ret i64 %v
 }
+
+; Not moved after an atomic instruction: once the count drops, another
+; thread may free the block, so the update stays before the accesses.
+; OBJ-LABEL: define i64 @not_pushed_atomic(
+; OBJ: add i64 {{%.*}}, 1
+; OBJ-NEXT: store i64
+; OBJ-NEXT: %old = atomicrmw sub ptr %p, i64 1 acq_rel
+; OBJ: last:
+; OBJ-NOT: memprof.ctr
+; OBJ: live:
+; OBJ: add i64 {{%.*}}, 1
+; OBJ-NEXT: store i64
+; OBJ-NEXT: %x = load i64, ptr %f
+define i64 @not_pushed_atomic(ptr %p) {
+entry:
+  %old = atomicrmw sub ptr %p, i64 1 acq_rel
+  %c = icmp eq i64 %old, 1
+  br i1 %c, label %last, label %live
+last:
+  store volatile i32 4, ptr @g1
+  ret i64 0
+live:
+  %f = getelementptr inbounds i8, ptr %p, i64 8
+  %x = load i64, ptr %f
+  ret i64 %x
+}
