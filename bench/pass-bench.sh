@@ -8,8 +8,8 @@
 #   memprof   our pass + runtime, through pkg-config --cflags --libs memprof
 #   memprof-fast  the same with -mllvm -memprof-instrument-sink=false (the
 #             counter form that cannot run without the shadow)
-#   memprof-mask  the same with -mllvm -memprof-instrument-clone=false (the
-#             default form before session 4: a mask in every update)
+#   memprof-granules  the same with -mllvm -memprof-instrument-granules (every
+#             access counted in its own granule: the default before session 7)
 # Each runs `--testset main --size $SIZE --memdb` (an in-memory database,
 # so nearly every access is a heap access). Prints wall and CPU (user +
 # system) times, the best of REPS interleaved rounds, peak RSS, and ratios
@@ -83,16 +83,16 @@ rm -rf "$OUT" && mkdir -p "$OUT/profiles"
   log "building speedtest1: our pass (-memprof-instrument-sink=false) + runtime"
   $CC -O2 $(pkg-config --cflags memprof) -mllvm -memprof-instrument-sink=false \
     -I"$WORK/sqlite" "${SRC[@]}" $(pkg-config --libs memprof) -o "$OUT/memprof-fast" -lm -lpthread -ldl
-  log "building speedtest1: our pass (-memprof-instrument-clone=false) + runtime"
-  $CC -O2 $(pkg-config --cflags memprof) -mllvm -memprof-instrument-clone=false \
-    -I"$WORK/sqlite" "${SRC[@]}" $(pkg-config --libs memprof) -o "$OUT/memprof-mask" -lm -lpthread -ldl
+  log "building speedtest1: our pass (-memprof-instrument-granules) + runtime"
+  $CC -O2 $(pkg-config --cflags memprof) -mllvm -memprof-instrument-granules \
+    -I"$WORK/sqlite" "${SRC[@]}" $(pkg-config --libs memprof) -o "$OUT/memprof-granules" -lm -lpthread -ldl
 } || die "a build failed"
 fi
 if [ "$STEP" = builds ]; then
   log "built the six programs in $OUT (MEMPROF_BENCH_STEP=measure times them)"
   exit 0
 fi
-for b in plain clang runtime memprof memprof-fast memprof-mask; do
+for b in plain clang runtime memprof memprof-fast memprof-granules; do
   [ -x "$OUT/$b" ] || die "no $OUT/$b (run with MEMPROF_BENCH_STEP=builds first)"
 done
 rm -rf "$OUT/profiles" && mkdir -p "$OUT/profiles"
@@ -107,7 +107,7 @@ cmd clang   env MEMPROF_OPTIONS=log_path="$OUT/profiles/clang" "$OUT/clang" "${A
 cmd runtime env MEMPROF_PROFILE_FILE="$OUT/profiles/runtime.%n.memprofraw" "$OUT/runtime" "${ARGS[@]}"
 cmd memprof env MEMPROF_PROFILE_FILE="$OUT/profiles/memprof.%n.memprofraw" "$OUT/memprof" "${ARGS[@]}"
 cmd memprof-fast env MEMPROF_PROFILE_FILE="$OUT/profiles/fast.%n.memprofraw" "$OUT/memprof-fast" "${ARGS[@]}"
-cmd memprof-mask env MEMPROF_PROFILE_FILE="$OUT/profiles/mask.%n.memprofraw" "$OUT/memprof-mask" "${ARGS[@]}"
+cmd memprof-granules env MEMPROF_PROFILE_FILE="$OUT/profiles/granules.%n.memprofraw" "$OUT/memprof-granules" "${ARGS[@]}"
 LOAD=$(cut -d' ' -f1-3 /proc/loadavg)
 log "measuring: $REPS interleaved rounds (load average $LOAD)"
 python3 "$ROOT/bench/measure.py" "$REPS" "$OUT" <"$SPEC" >"$OUT/times.txt" ||
@@ -139,12 +139,12 @@ CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1)
   echo
   echo "| build | wall s | CPU s | wall / plain | CPU / plain | peak RSS MiB |"
   echo "|---|---|---|---|---|---|"
-  for n in plain clang runtime memprof memprof-fast memprof-mask; do
+  for n in plain clang runtime memprof memprof-fast memprof-granules; do
     printf '| %s | %s | %s | %s | %s | %.1f |\n' "$n" "${T[$n]}" "${C[$n]}" \
       "$(ratio "${T[$n]}" "${T[plain]}")" "$(ratio "${C[$n]}" "${C[plain]}")" \
       "$(python3 -c "print(${R[$n]} / 1024)")"
   done
   echo
   echo "memprof / clang: wall $(ratio "${T[memprof]}" "${T[clang]}"), CPU $(ratio "${C[memprof]}" "${C[clang]}"); memprof-fast / clang: wall $(ratio "${T[memprof-fast]}" "${T[clang]}"), CPU $(ratio "${C[memprof-fast]}" "${C[clang]}")."
-  echo "Total access counts of one run: clang $(accesses "$CLANGRAW" "$OUT/clang"), memprof $(accesses "$OURRAW" "$OUT/memprof"), memprof-mask $(accesses "$(ls -t "$OUT"/profiles/mask.* | head -n1)" "$OUT/memprof-mask")."
+  echo "Total access counts of one run: clang $(accesses "$CLANGRAW" "$OUT/clang"), memprof $(accesses "$OURRAW" "$OUT/memprof"), memprof-granules $(accesses "$(ls -t "$OUT"/profiles/granules.* | head -n1)" "$OUT/memprof-granules")."
 } | tee "$WORK/pass-results.md"
