@@ -63,6 +63,7 @@ namespace {
 constexpr const char *ShadowBaseName = "memprof_shadow_base";
 constexpr const char *VersionCheckName = "memprof_rt_version_1";
 constexpr const char *InitName = "memprof_init";
+constexpr const char *ObjectCountsName = "memprof_note_object_counts";
 constexpr const char *StridedName = "memprof_record_strided";
 constexpr const char *StartName = "memprof_shadow_start";
 constexpr const char *DefaultDirName = "memprof_set_default_output_dir";
@@ -1089,6 +1090,8 @@ struct MemProfInstrumentPass : PassInfoMixin<MemProfInstrumentPass> {
     IRBuilder<> B(BasicBlock::Create(C, "", Ctor));
     B.CreateCall(M.getOrInsertFunction(InitName, Void));
     B.CreateCall(M.getOrInsertFunction(VersionCheckName, Void));
+    if (perObject())
+      B.CreateCall(M.getOrInsertFunction(ObjectCountsName, Void));
     if (!ClOutputDir.empty()) {
       Constant *Dir = B.CreateGlobalString(ClOutputDir, "memprof.output_dir");
       B.CreateCall(M.getOrInsertFunction(DefaultDirName, Void,

@@ -46,7 +46,7 @@ namespace memprof {
 namespace rt {
 
 GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, false, HistogramMaxBytesDefault, -1},
-                 false, false, false, false};
+                 false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
 //===-- Initialization, time and CPU --------------------------------------===//

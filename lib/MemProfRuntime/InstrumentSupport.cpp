@@ -24,6 +24,12 @@ using namespace memprof::rt;
 /// tells the runtime that accesses are counted (see noteInstrumentedModule).
 MEMPROF_EXPORT void memprof_rt_version_1(void) { noteInstrumentedModule(); }
 
+/// Called by the constructor of a module the pass counted per object (its
+/// default): access histograms then show where updates went, not accesses.
+MEMPROF_EXPORT void memprof_note_object_counts(void) {
+  storeRelaxed(&G.ObjectCounts, true);
+}
+
 /// Code built with the pass calls this at the entry of a function that finds
 /// memprof_shadow_base still 0 (it runs before the runtime has started, in
 /// another library's constructor for instance): the shadow is reserved

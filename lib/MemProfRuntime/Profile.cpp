@@ -906,6 +906,18 @@ int dumpLocked(bool Reset) {
   char *Path = FinalPath;
   bool PathOk = expandPattern(++PatternDumps, Path);
 
+  if (G.Opts.Histogram && loadRelaxed(&G.ObjectCounts)) {
+    static bool Said;
+    if (!Said) {
+      Said = true;
+      Line L;
+      L.add("memprof: warning: histogram=1, but code built with the pass "
+            "counts the accesses of a group to one object in one granule "
+            "of it: totals are exact, each block's histogram is not (build "
+            "with -mllvm -memprof-instrument-granules for exact histograms)");
+      warn(L);
+    }
+  }
   MIBMap Snapshot = {};
   bool Ok = collectProfile(Snapshot, Reset);
   struct Releaser {

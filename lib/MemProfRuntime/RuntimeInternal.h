@@ -125,6 +125,10 @@ struct GlobalState {
   /// The constructor chose the chunk layout (CompactChunks is final unless
   /// an instrumented module starts later).
   bool LayoutChosen;
+  /// A module built with the pass counts per object (its constructor called
+  /// memprof_note_object_counts): a block's granule counters hold its total,
+  /// not where in it each access fell, which access histograms would show.
+  bool ObjectCounts;
 };
 extern GlobalState G;
 
