@@ -69,6 +69,10 @@ void memprof_record_strided(uintptr_t Addr, intptr_t Stride, uint64_t Count,
 void memprof_set_default_output_dir(const char *Dir);
 /* Defined only by a runtime that matches the pass's counting (version 1). */
 void memprof_rt_version_1(void);
+/* Called by the constructor of a module the pass counted per object (its
+ * default): with histogram=1 the runtime warns that histograms are then not
+ * per granule. */
+void memprof_note_object_counts(void);
 
 /* Keeps the pass out of one function. */
 #define MEMPROF_NO_INSTRUMENT __attribute__((disable_sanitizer_instrumentation))
