@@ -703,9 +703,11 @@ void Instrumenter::pushIntoSuccessors(
       if (J == Segments.end())
         continue;
       DenseSet<Value *> Seen;
-      for (const PointAccess &P : J->second.Points)
-        if (Seen.insert(baseOf(P.Ptr).first).second)
-          ++Absorbed[baseOf(P.Ptr).first];
+      for (const PointAccess &P : J->second.Points) {
+        Value *Base = baseOf(P.Ptr).first;
+        if (Seen.insert(Base).second)
+          ++Absorbed[Base];
+      }
     }
     // A shared successor costs a block and a jump on its edge: a group
     // moves only if at least as many successors take it into theirs.
