@@ -615,7 +615,6 @@ MEMPROF_NOINLINE uint32_t contextOf(const void *Frame) {
   ThreadState &T = TLS;
   if (MEMPROF_UNLIKELY(!T.BoundsKnown))
     computeStackBounds(T);
-  uint64_t PCs[MaxStackDepthLimit];
   uintptr_t Sp = reinterpret_cast<uintptr_t>(__builtin_frame_address(0));
   uintptr_t Lo = T.StackLo, Hi = T.StackHi;
   // On a stack we do not know (sigaltstack, coroutines) only the caller of
@@ -624,8 +623,7 @@ MEMPROF_NOINLINE uint32_t contextOf(const void *Frame) {
     Lo = Hi = 0;
   else
     Lo = Sp;
-  unsigned N = captureStack(PCs, G.Opts.MaxStackDepth, Frame, Lo, Hi);
-  return depotPut(PCs, N);
+  return captureStackId(G.Opts.MaxStackDepth, Frame, Lo, Hi);
 }
 
 MEMPROF_ALWAYS_INLINE bool recording() { return !loadRelaxed(&G.Finished); }

@@ -7,30 +7,6 @@
 namespace memprof {
 namespace rt {
 
-unsigned captureStack(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
-                      uintptr_t StackLo, uintptr_t StackHi) {
-  if (MaxDepth > MaxStackDepthLimit)
-    MaxDepth = MaxStackDepthLimit;
-  uintptr_t Fp = reinterpret_cast<uintptr_t>(Frame);
-  unsigned N = 0;
-  while (N < MaxDepth) {
-    // The interceptor's own frame (N == 0) is trusted; every later one must
-    // be a plausible frame of this thread's stack.
-    if (N != 0 && ((Fp & 7) || Fp < StackLo || Fp > StackHi - 16))
-      break;
-    const uintptr_t *F = reinterpret_cast<const uintptr_t *>(Fp);
-    uintptr_t Ret = F[1];
-    uintptr_t Next = F[0];
-    if (Ret < 4096)
-      break;
-    PCs[N++] = Ret - 1;
-    if (Next <= Fp)
-      break;
-    Fp = Next;
-  }
-  return N;
-}
-
 namespace {
 
 struct Node {
@@ -53,17 +29,48 @@ Node **IdPages[NumIdPages];
 uint32_t NextId = 1;
 uint64_t Dropped;
 
-uint64_t hashStack(const uint64_t *PCs, unsigned N) {
-  uint64_t H = 0x9E3779B97F4A7C15ULL ^ N;
-  for (unsigned I = 0; I < N; ++I)
-    H = ((H << 5 | H >> 59) ^ PCs[I]) * 0x9E3779B97F4A7C15ULL;
-  return mix64(H);
+MEMPROF_ALWAYS_INLINE unsigned
+captureStackInline(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
+                   uintptr_t StackLo, uintptr_t StackHi, uint64_t &Hash) {
+  if (MaxDepth > MaxStackDepthLimit)
+    MaxDepth = MaxStackDepthLimit;
+  uintptr_t Fp = reinterpret_cast<uintptr_t>(Frame);
+  unsigned N = 0;
+  // The hash is computed during the walk, whose loads it overlaps.
+  uint64_t H = 0x9E3779B97F4A7C15ULL;
+  while (N < MaxDepth) {
+    // The interceptor's own frame (N == 0) is trusted; every later one must
+    // be a plausible frame of this thread's stack.
+    if (N != 0 && ((Fp & 7) || Fp < StackLo || Fp > StackHi - 16))
+      break;
+    const uintptr_t *F = reinterpret_cast<const uintptr_t *>(Fp);
+    uintptr_t Ret = F[1];
+    uintptr_t Next = F[0];
+    if (Ret < 4096)
+      break;
+    PCs[N++] = Ret - 1;
+    H = ((H << 5 | H >> 59) ^ (Ret - 1)) * 0x9E3779B97F4A7C15ULL;
+    if (Next <= Fp)
+      break;
+    Fp = Next;
+  }
+  Hash = mix64(H ^ N);
+  return N;
 }
 
-Node *find(Node *N, uint64_t Hash, const uint64_t *PCs, unsigned NumPCs) {
+/// Stacks are short (often 1-2 frames without frame pointers above the
+/// interceptor): an inline loop, not a call to memcmp.
+MEMPROF_ALWAYS_INLINE bool samePCs(const uint64_t *A, const uint64_t *B,
+                                   unsigned N) {
+  for (unsigned I = 0; I < N; ++I)
+    if (A[I] != B[I])
+      return false;
+  return true;
+}
+
+MEMPROF_ALWAYS_INLINE Node *find(Node *N, uint64_t Hash, const uint64_t *PCs, unsigned NumPCs) {
   for (; N; N = loadAcquire(&N->Next))
-    if (N->Hash == Hash && N->NumPCs == NumPCs &&
-        memcmp(N->pcs(), PCs, NumPCs * sizeof(uint64_t)) == 0)
+    if (N->Hash == Hash && N->NumPCs == NumPCs && samePCs(N->pcs(), PCs, NumPCs))
       return N;
   return nullptr;
 }
@@ -88,14 +95,9 @@ bool publishId(uint32_t Id, Node *N) {
   return true;
 }
 
-} // namespace
-
-uint32_t depotPut(const uint64_t *PCs, unsigned NumPCs) {
-  uint64_t Hash = hashStack(PCs, NumPCs);
-  Node **Bucket = &Buckets[Hash & ((1u << BucketBits) - 1)];
-  if (Node *N = find(loadAcquire(Bucket), Hash, PCs, NumPCs))
-    return N->Id;
-
+/// The lookup's slow path: the stack was not found without the lock.
+MEMPROF_NOINLINE uint32_t depotInsert(const uint64_t *PCs, unsigned NumPCs,
+                                      uint64_t Hash, Node **Bucket) {
   ScopedLock Guard(Locks[(Hash >> BucketBits) % NumLocks]);
   // All inserts into this bucket hold this lock, so a re-scan is exact.
   Node *Head = loadAcquire(Bucket);
@@ -124,6 +126,24 @@ uint32_t depotPut(const uint64_t *PCs, unsigned NumPCs) {
   }
   storeRelease(Bucket, N);
   return Id;
+}
+
+MEMPROF_ALWAYS_INLINE uint32_t depotPutInline(const uint64_t *PCs,
+                                              unsigned NumPCs, uint64_t Hash) {
+  Node **Bucket = &Buckets[Hash & ((1u << BucketBits) - 1)];
+  if (Node *N = find(loadAcquire(Bucket), Hash, PCs, NumPCs))
+    return N->Id;
+  return depotInsert(PCs, NumPCs, Hash, Bucket);
+}
+} // namespace
+
+uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
+                        uintptr_t StackLo, uintptr_t StackHi) {
+  uint64_t PCs[MaxStackDepthLimit];
+  uint64_t Hash;
+  unsigned N =
+      captureStackInline(PCs, MaxDepth, Frame, StackLo, StackHi, Hash);
+  return depotPutInline(PCs, N, Hash);
 }
 
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs) {

@@ -15,18 +15,17 @@ namespace rt {
 
 constexpr unsigned MaxStackDepthLimit = 256;
 
-/// Walks the frame-pointer chain starting at the frame \p Frame (an
-/// interceptor's own __builtin_frame_address(0)), so the first PC is the
-/// interceptor's caller. Stores return address - 1 ("previous instruction",
-/// as LLVM's runtime does). Every frame read must lie inside [\p StackLo,
-/// \p StackHi), be 8-aligned and above the previous one, so a broken chain
-/// (code without frame pointers) ends the walk instead of faulting.
-unsigned captureStack(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
-                      uintptr_t StackLo, uintptr_t StackHi);
-
-/// The id of this stack, interning it if new; 0 if the depot is full or out
-/// of memory (the allocation is then not recorded).
-uint32_t depotPut(const uint64_t *PCs, unsigned NumPCs);
+/// The id of the stack above \p Frame (an interceptor's own
+/// __builtin_frame_address(0)), interning it if new; 0 if the depot is full
+/// or out of memory (the allocation is then not recorded). The walk follows
+/// the frame-pointer chain, so the first PC is the interceptor's caller, and
+/// stores return address - 1 ("previous instruction", as LLVM's runtime
+/// does). Every frame read must lie inside [\p StackLo, \p StackHi), be
+/// 8-aligned and above the previous one, so a broken chain (code without
+/// frame pointers) ends the walk instead of faulting. At most \p MaxDepth
+/// frames (capped at MaxStackDepthLimit).
+uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
+                        uintptr_t StackLo, uintptr_t StackHi);
 /// The PCs of stack \p Id; nullptr for an unknown id.
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs);
 /// Largest id handed out so far.
