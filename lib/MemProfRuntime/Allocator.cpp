@@ -985,7 +985,7 @@ void deallocate(void *P) {
     serviceDumpRequest();
   bool Record = !Scope.nested() && recording();
   // The common case gets recordEnd inlined without what it does not need:
-  // about 60 instructions fewer per free.
+  // about 50 instructions fewer per free.
   if (Record && !loadAcquire(&memprof_shadow_base) && !G.Opts.Histogram)
     recordEndImpl<true>(T, U, true, nullptr);
   else

@@ -68,9 +68,11 @@ MEMPROF_ALWAYS_INLINE bool samePCs(const uint64_t *A, const uint64_t *B,
   return true;
 }
 
-MEMPROF_ALWAYS_INLINE Node *find(Node *N, uint64_t Hash, const uint64_t *PCs, unsigned NumPCs) {
+MEMPROF_ALWAYS_INLINE Node *find(Node *N, uint64_t Hash, const uint64_t *PCs,
+                                 unsigned NumPCs) {
   for (; N; N = loadAcquire(&N->Next))
-    if (N->Hash == Hash && N->NumPCs == NumPCs && samePCs(N->pcs(), PCs, NumPCs))
+    if (N->Hash == Hash && N->NumPCs == NumPCs &&
+        samePCs(N->pcs(), PCs, NumPCs))
       return N;
   return nullptr;
 }
