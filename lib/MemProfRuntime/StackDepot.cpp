@@ -58,12 +58,14 @@ captureStackInline(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
   return N;
 }
 
-/// Stacks are short (often 1-2 frames without frame pointers above the
-/// interceptor): an inline loop, not a call to memcmp.
-MEMPROF_ALWAYS_INLINE bool samePCs(const uint64_t *A, const uint64_t *B,
+/// Whether the stored stack \p Stored holds \p PCs. Stacks are short (often
+/// 1-2 frames without frame pointers above the interceptor): an inline loop,
+/// not a call to memcmp. The stored words are read atomically (plain loads
+/// on x86-64), as depotRelocate may rewrite them meanwhile.
+MEMPROF_ALWAYS_INLINE bool samePCs(const uint64_t *Stored, const uint64_t *PCs,
                                    unsigned N) {
   for (unsigned I = 0; I < N; ++I)
-    if (A[I] != B[I])
+    if (__atomic_load_n(&Stored[I], __ATOMIC_RELAXED) != PCs[I])
       return false;
   return true;
 }
