@@ -231,36 +231,47 @@ MEMPROF_ALWAYS_INLINE void attachHistogram(MIB &M, uintptr_t User,
 
 namespace {
 
-/// The live chunks of a shard: a dense array of their user pointers (0: a
-/// free slot) whose index is kept in the chunk's tail (ChunkTail::SlotShard),
-/// and a stack of the free slots. Inserting pops a recently freed slot (in
-/// cache); removing writes the slot and pushes it, and reads nothing, so a
-/// free does not wait for the slot's line. What an allocation recorded is in
-/// its chunk's tail. A chunk is in its table from its allocation to its free,
-/// whatever happens meanwhile (a reset clears its context in its tail). A
-/// forked child keeps the tables: the slots below GenBase are the parent's
-/// chunks, which the child never records and whose slots it never reuses.
+/// The live chunks of a shard: a dense array of their user pointers whose
+/// index is kept in the chunk's tail (ChunkTail::SlotShard), and a bitmap of
+/// the slots taken. A free only clears its slot's bit: the bitmap (one bit
+/// per slot) stays in the caches, where a write of the 8-byte slot at every
+/// free, in no particular order over a table of many megabytes, missed them
+/// (perl: about 5% of its time). An allocation takes the next free slot
+/// after a cursor that moves forward, so the slots it writes are mostly
+/// consecutive, or a new one at the end when fewer than a quarter of the
+/// slots are free. What an allocation recorded is in its chunk's tail. A
+/// chunk is in its table from its allocation to its free, whatever happens
+/// meanwhile (a reset clears its context in its tail). A forked child keeps
+/// the tables: the slots below GenBase are the parent's chunks, which the
+/// child never records and whose slots it never reuses.
 struct SlotTable {
-  uint64_t *Slots;
-  uint32_t *FreeStack; ///< as many entries as Slots: never overflows
-  uint64_t Capacity;   ///< slots mapped
-  uint64_t Used;       ///< slots ever handed out (the high-water mark)
-  uint64_t NumFree;    ///< entries on FreeStack
-  uint64_t Count;      ///< live chunks
-  uint64_t GenBase;    ///< slots below are inherited across fork
+  uint64_t *Slots;   ///< the user pointer of each taken slot (0: kept empty
+                     ///< for a realloc); stale in a free slot
+  uint64_t *Taken;   ///< one bit per slot
+  uint64_t TakenBytes; ///< mapped for Taken
+  uint64_t Capacity; ///< slots mapped (a multiple of 64)
+  uint64_t Used;     ///< slots ever handed out (the high-water mark)
+  uint64_t NumFree;  ///< free slots in [GenBase, Used)
+  uint64_t Cursor;   ///< the word of Taken where the search for a free slot
+                     ///< goes on
+  uint64_t GenBase;  ///< slots below are inherited across fork (a multiple
+                     ///< of 64)
 
   /// The slot field has 26 bits, and SlotMask itself would make
-  /// UntrackedSlot in shard 63.
-  static constexpr uint64_t MaxSlots = SlotMask;
+  /// UntrackedSlot in shard 63; a multiple of 64.
+  static constexpr uint64_t MaxSlots = (SlotMask + 1) - 64;
+
+  static uint64_t bitmapBytes(uint64_t Cap) {
+    return alignUp(Cap / 8, pageSize());
+  }
 
   static void *resize(void *Old, uint64_t OldBytes, uint64_t NewBytes) {
     if (!Old)
       return mapMemory(NewBytes);
     int SavedErrno = errno;
     void *New = mremap(Old, OldBytes, NewBytes, MREMAP_MAYMOVE);
-    // Frees write slots in no particular order: past 2 MiB, with 4 KiB
-    // pages nearly every one walked the page tables (a random free 15%
-    // faster with huge pages). Advice only: nothing if THP is off.
+    // Allocations write slots mostly in order, but a large table is still
+    // walked at every dump: huge pages if THP allows. Advice only.
     if (New != MAP_FAILED && NewBytes >= (uint64_t(2) << 20))
       madvise(New, NewBytes, MADV_HUGEPAGE);
     errno = SavedErrno;
@@ -273,17 +284,19 @@ struct SlotTable {
       NewCap = MaxSlots;
     if (NewCap <= Capacity)
       return false;
+    uint64_t NewBits = bitmapBytes(NewCap);
+    if (NewBits > TakenBytes) {
+      void *B = resize(Taken, TakenBytes, NewBits);
+      if (!B)
+        return false;
+      Taken = static_cast<uint64_t *>(B);
+      TakenBytes = NewBits;
+    }
     void *NewSlots = resize(Slots, Capacity * sizeof(uint64_t),
                             NewCap * sizeof(uint64_t));
     if (!NewSlots)
-      return false;
+      return false; // the bitmap has room that is not used yet
     Slots = static_cast<uint64_t *>(NewSlots);
-    void *NewStack = resize(FreeStack, Capacity * 4, NewCap * 4);
-    if (!NewStack) {
-      // Keep the tables consistent: Slots has room that is not used yet.
-      return false;
-    }
-    FreeStack = static_cast<uint32_t *>(NewStack);
     Capacity = NewCap;
     return true;
   }
@@ -292,46 +305,82 @@ struct SlotTable {
   /// out of memory or slots.
   MEMPROF_ALWAYS_INLINE bool take(uint32_t &Slot) {
     uint64_t I;
-    if (NumFree) {
-      I = FreeStack[--NumFree];
+    if (NumFree > (Used - GenBase) / 4 && findFree(I)) {
+      --NumFree;
     } else {
       if (Used == Capacity && !grow())
         return false;
       I = Used++;
     }
-    ++Count;
+    Taken[I >> 6] |= uint64_t(1) << (I & 63);
     Slot = uint32_t(I);
     return true;
+  }
+
+  /// The first free slot at or after the cursor, wrapping around to
+  /// GenBase, into \p I. There is one (NumFree > 0): each word is passed
+  /// over at most once per sweep, and a sweep starts only while a quarter of
+  /// the slots are free. (Should the count ever be wrong, one sweep finds
+  /// nothing, the count is reset and the caller takes a new slot: an
+  /// allocation never loops.)
+  bool findFree(uint64_t &I) {
+    uint64_t First = GenBase >> 6, End = (Used + 63) >> 6;
+    for (uint64_t Visited = 0; Visited <= End - First; ++Visited, ++Cursor) {
+      if (Cursor < First || Cursor >= End)
+        Cursor = First;
+      uint64_t Free = ~Taken[Cursor];
+      if (Cursor == End - 1 && (Used & 63))
+        Free &= (uint64_t(1) << (Used & 63)) - 1; // not handed out yet
+      if (Free) {
+        I = (Cursor << 6) + uint64_t(__builtin_ctzll(Free));
+        return true;
+      }
+    }
+    NumFree = 0;
+    return false;
   }
 
   /// Whether slot \p I was this generation's (not inherited).
   MEMPROF_ALWAYS_INLINE bool current(uint32_t I) const { return I >= GenBase; }
 
-  /// Empties slot \p I (< Used) and, unless inherited, frees it. The tail
-  /// named the slot, so nothing is read: a program's double free of a chunk
-  /// (which glibc then reports) may free a slot twice, so the stack is
-  /// bounded.
+  /// Frees slot \p I (< Used), unless inherited (then it stays taken). The
+  /// tail named the slot, so only its bit is read: a program's double free
+  /// of a chunk (which glibc then reports) frees the slot once.
   MEMPROF_ALWAYS_INLINE void remove(uint32_t I) {
-    Slots[I] = 0;
-    if (current(I) && NumFree < Used)
-      FreeStack[NumFree++] = I;
-    Count -= Count != 0;
+    if (!current(I))
+      return;
+    uint64_t &Word = Taken[I >> 6];
+    uint64_t Bit = uint64_t(1) << (I & 63);
+    if (Word & Bit) {
+      Word &= ~Bit;
+      ++NumFree;
+    }
   }
 
   /// Calls \p Fn with the user pointer of every live chunk of this
   /// generation.
   template <typename F> void forEachCurrent(F Fn) const {
-    for (uint64_t I = GenBase; I < Used; ++I)
-      if (Slots[I])
-        Fn(Slots[I]);
+    for (uint64_t W = GenBase >> 6, End = (Used + 63) >> 6; W < End; ++W)
+      for (uint64_t Bits = Taken[W]; Bits; Bits &= Bits - 1) {
+        uint64_t I = (W << 6) + uint64_t(__builtin_ctzll(Bits));
+        if (Slots[I])
+          Fn(Slots[I]);
+      }
+  }
+
+  /// In a forked child: every slot handed out so far is inherited.
+  void startGeneration() {
+    Used = GenBase = alignUp(Used, 64); // <= Capacity, a multiple of 64
+    NumFree = 0;
+    Cursor = GenBase >> 6;
   }
 
   void release() {
     unmapMemory(Slots, Capacity * sizeof(uint64_t));
-    unmapMemory(FreeStack, Capacity * 4);
+    unmapMemory(Taken, TakenBytes);
     Slots = nullptr;
-    FreeStack = nullptr;
-    Capacity = Used = NumFree = Count = GenBase = 0;
+    Taken = nullptr;
+    TakenBytes = Capacity = Used = NumFree = Cursor = GenBase = 0;
   }
 };
 
@@ -709,11 +758,10 @@ MEMPROF_ALWAYS_INLINE void recordEndImpl(ChunkTail *T, uintptr_t User,
     return;
   Shard &S = shardOf(SS);
   uint32_t I = SS & SlotMask;
-  // The slot's entry is written below, at a random place in a table of
-  // 8 bytes per live chunk: its line is fetched while the clock and the
-  // CPU are read. (Slots may move under the lock meanwhile: a prefetch
-  // never faults.)
-  __builtin_prefetch(loadRelaxed(&S.Live.Slots) + I, 1);
+  // The slot's bit is cleared below: its line is fetched while the clock
+  // and the CPU are read. (The bitmap may move under the lock meanwhile: a
+  // prefetch never faults.)
+  __builtin_prefetch(loadRelaxed(&S.Live.Taken) + (I >> 6), 1);
   uint64_t Size = sizeOf(T);
   uint64_t Accesses =
       Lean ? 0 : shadowAccessCount(User, Size, /*Clear=*/false);
@@ -1197,8 +1245,7 @@ void resetShardsInChild() {
   // is ever below GenBase. No inherited header is written, so no page of the
   // heap is copied; the parent's free slots are left unused.
   for (Shard &S : Shards) {
-    S.Live.GenBase = S.Live.Used;
-    S.Live.NumFree = 0;
+    S.Live.startGeneration();
     S.Freed.release();
   }
 }
