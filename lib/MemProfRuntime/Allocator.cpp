@@ -325,7 +325,8 @@ struct SlotTable {
   /// allocation never loops.)
   bool findFree(uint64_t &I) {
     uint64_t First = GenBase >> 6, End = (Used + 63) >> 6;
-    for (uint64_t Visited = 0; Visited <= End - First; ++Visited, ++Cursor) {
+    for (uint64_t Visited = 0; End > First && Visited <= End - First;
+         ++Visited, ++Cursor) {
       if (Cursor < First || Cursor >= End)
         Cursor = First;
       uint64_t Free = ~Taken[Cursor];
