@@ -29,9 +29,9 @@ Node **IdPages[NumIdPages];
 uint32_t NextId = 1;
 uint64_t Dropped;
 
-MEMPROF_ALWAYS_INLINE unsigned
-captureStackInline(uint64_t *PCs, unsigned MaxDepth, const void *Frame,
-                   uintptr_t StackLo, uintptr_t StackHi, uint64_t &Hash) {
+MEMPROF_ALWAYS_INLINE unsigned walkStack(uint64_t *PCs, unsigned MaxDepth,
+                                         const void *Frame, uintptr_t StackLo,
+                                         uintptr_t StackHi, uint64_t &Hash) {
   if (MaxDepth > MaxStackDepthLimit)
     MaxDepth = MaxStackDepthLimit;
   uintptr_t Fp = reinterpret_cast<uintptr_t>(Frame);
@@ -132,8 +132,9 @@ MEMPROF_NOINLINE uint32_t depotInsert(const uint64_t *PCs, unsigned NumPCs,
   return Id;
 }
 
-MEMPROF_ALWAYS_INLINE uint32_t depotPutInline(const uint64_t *PCs,
-                                              unsigned NumPCs, uint64_t Hash) {
+MEMPROF_ALWAYS_INLINE uint32_t lookupOrInsert(const uint64_t *PCs,
+                                              unsigned NumPCs,
+                                              uint64_t Hash) {
   Node **Bucket = &Buckets[Hash & ((1u << BucketBits) - 1)];
   if (Node *N = find(loadAcquire(Bucket), Hash, PCs, NumPCs))
     return N->Id;
@@ -145,9 +146,8 @@ uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
                         uintptr_t StackLo, uintptr_t StackHi) {
   uint64_t PCs[MaxStackDepthLimit];
   uint64_t Hash;
-  unsigned N =
-      captureStackInline(PCs, MaxDepth, Frame, StackLo, StackHi, Hash);
-  return depotPutInline(PCs, N, Hash);
+  unsigned N = walkStack(PCs, MaxDepth, Frame, StackLo, StackHi, Hash);
+  return lookupOrInsert(PCs, N, Hash);
 }
 
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs) {
