@@ -45,7 +45,9 @@ extern const unsigned int __rseq_size __attribute__((weak));
 namespace memprof {
 namespace rt {
 
-GlobalState G = {0,     0,     0, false, false, 0, {64, true, 0, false, 0, false, HistogramMaxBytesDefault, -1},
+GlobalState G = {0,     0,     0,     false, false,
+                 false, 0,     {64, true, 0, false, 0, false,
+                                HistogramMaxBytesDefault, -1},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
@@ -94,6 +96,7 @@ void initCore() {
   G.Secret = mix64(Secret) | 1;
   G.StartNs = monotonicNs();
   G.StrictAlignedAlloc = glibcAtLeast(2, 38);
+  G.FreeKeepsErrno = glibcAtLeast(2, 33);
   // The shadow is reserved by code built with the pass (its constructor, or
   // memprof_shadow_start), not here: without that code nothing counts
   // accesses, and a free need not read counters that are all 0.
@@ -1028,17 +1031,25 @@ void deallocate(void *P) {
     __libc_free(P);
     return;
   }
-  int SavedErrno = errno;
   RuntimeScope Scope;
   if (!Scope.nested() && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
-    serviceDumpRequest();
+    serviceDumpRequest(); // keeps errno
   bool Record = !Scope.nested() && recording();
   // The common case gets recordEnd inlined without what it does not need:
-  // about 50 instructions fewer per free.
-  if (Record && !loadAcquire(&memprof_shadow_base) && !G.Opts.Histogram)
+  // about 50 instructions fewer per free. Nothing on it sets errno (the
+  // clock and the CPU come from the vDSO and rseq, a spin lock yields at
+  // worst, and mapping memory or warning keeps errno), and neither does
+  // glibc's free since 2.33: errno need not be saved.
+  if (Record && !loadAcquire(&memprof_shadow_base) && !G.Opts.Histogram &&
+      G.FreeKeepsErrno) {
     recordEndImpl<true>(T, U, true, nullptr);
-  else
-    recordEnd(T, U, Record);
+    void *Block = blockOf(T);
+    clearChecks(T);
+    __libc_free(Block);
+    return;
+  }
+  int SavedErrno = errno;
+  recordEnd(T, U, Record);
   void *Block = blockOf(T);
   clearChecks(T);
   __libc_free(Block);

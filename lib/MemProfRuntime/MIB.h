@@ -10,15 +10,42 @@
 #define MEMPROF_RUNTIME_MIB_H
 
 #include "memprof/format/MIBMergeRules.h"
+#include <stddef.h>
 #include <stdint.h>
 
 namespace memprof {
 namespace rt {
 
+/// The fields of MIBFields.def, in the order a free uses them. What the
+/// common free (no access counts) writes comes first: these 120 bytes and the
+/// table's 8-byte key fill the first two cache lines of a 64-aligned
+/// MIBEntry, instead of the four or five that the on-disk order spreads
+/// them over. Timestamps and CPU ids are 32-bit values (nowMs, currentCpu);
+/// every other field is a u64.
 struct MIB {
-#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) uint64_t Name;
-#include "memprof/format/MIBFields.def"
+  // Written by every free.
+  uint64_t AllocCount, TotalSize, MinSize, MaxSize;
+  uint64_t TotalLifetime, MinLifetime, MaxLifetime;
+  uint32_t AllocTimestamp, DeallocTimestamp;
+  uint32_t AllocCpuId, DeallocCpuId;
+  uint64_t NumLifetimeOverlaps, NumSameAllocCpu, NumSameDeallocCpu;
+  uint64_t MinAccessCount, MinAccessDensity, MinLifetimeAccessDensity;
+  // Unchanged by a free without access counts.
+  uint64_t TotalAccessCount, MaxAccessCount, NumMigratedCpu, DataTypeId;
+  uint64_t TotalAccessDensity, MaxAccessDensity;
+  uint64_t TotalLifetimeAccessDensity, MaxLifetimeAccessDensity;
+  uint64_t AccessHistogramSize, AccessHistogram;
 };
+// Every field of the list is here (a missing one fails to compile), and
+// nothing else is (the sizes add up, with no padding).
+constexpr size_t MIBListedBytes = 0
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule) +sizeof(MIB::Name)
+#include "memprof/format/MIBFields.def"
+    ;
+static_assert(MIBListedBytes == sizeof(MIB),
+              "MIB holds exactly the fields of MIBFields.def");
+static_assert(offsetof(MIB, MinLifetimeAccessDensity) + 8 == 120,
+              "what a free writes fits 120 bytes");
 
 inline uint64_t saturatingAdd(uint64_t A, uint64_t B) {
   return memprof_sat_add(A, B);

@@ -108,6 +108,7 @@ struct GlobalState {
   uint64_t Secret;         ///< key of ChunkHeader::Check
   uint64_t StartNs;        ///< CLOCK_MONOTONIC_COARSE at init
   bool StrictAlignedAlloc; ///< glibc >= 2.38: aligned_alloc checks alignment
+  bool FreeKeepsErrno;     ///< glibc >= 2.33: free never changes errno
   bool Finished;           ///< after the exit dump nothing more is recorded
   uint32_t PendingDump;    ///< set by the dump signal's handler
   Options Opts;
@@ -200,8 +201,10 @@ size_t glibcUsableSize(void *P);
 /// The tail of \p P if the runtime allocated it, else nullptr.
 ChunkTail *ownChunk(const void *P);
 
-/// A map from stack id to MIB; open addressing over mmap'd memory.
-struct MIBEntry {
+/// A map from stack id to MIB; open addressing over mmap'd memory. An entry
+/// starts a cache line: the key and what a common free writes (MIB's first
+/// 120 bytes) are its first two lines.
+struct alignas(64) MIBEntry {
   uint32_t Key; ///< stack id; 0 = empty slot
   uint32_t Pad;
   MIB Block;

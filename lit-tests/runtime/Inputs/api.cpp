@@ -23,6 +23,7 @@ extern "C" void __libc_free(void *);
   extern "C" __attribute__((noinline)) void *call_##Name Params { return Call; }
 SITE(malloc, (size_t N), malloc(N))
 SITE(calloc, (size_t N, size_t S), calloc(N, S))
+SITE(errno_malloc, (size_t N), malloc(N))
 SITE(realloc, (void *P, size_t N), realloc(P, N))
 SITE(reallocarray, (void *P, size_t N, size_t S), reallocarray(P, N, S))
 SITE(memalign, (size_t A, size_t N), memalign(A, N))
@@ -91,6 +92,21 @@ int main() {
   errno = 0;
   free(nullptr);
   printf("free(NULL): errno=%d\n", errno);
+  {
+    // free keeps errno: a small block, and one glibc maps (and unmaps at
+    // free).
+    const size_t BigBytes = size_t(64) << 20;
+    void *Small = call_errno_malloc(100), *Big = call_errno_malloc(BigBytes);
+    record("call_errno_malloc", Small, 100);
+    record("call_errno_malloc", Big, BigBytes);
+    errno = EXDEV;
+    free(Small);
+    int SmallErr = errno;
+    errno = EXDEV;
+    free(Big);
+    printf("free keeps errno: small %d, mapped %d\n", SmallErr == EXDEV,
+           errno == EXDEV);
+  }
 
   TRY("calloc(0,0)", calloc, call_calloc(0, 0), 16, 0, 0);
   TRY("calloc(SIZE_MAX/2,3)", calloc, call_calloc(Max / 2, 3), 16, 0, 0);
