@@ -422,14 +422,25 @@ struct SlotTable {
   }
 
   /// Calls \p Fn with the user pointer of every live chunk of this
-  /// generation.
+  /// generation, in slot order. Fn reads the chunk's tail, and tails lie
+  /// far apart: each is prefetched Ahead chunks before Fn gets it.
   template <typename F> void forEachCurrent(F Fn) const {
+    constexpr uint64_t Ahead = 8;
+    uint64_t Ring[Ahead];
+    uint64_t N = 0;
     for (uint64_t W = GenBase >> 6, End = (Used + 63) >> 6; W < End; ++W)
       for (uint64_t Bits = Taken[W]; Bits; Bits &= Bits - 1) {
-        uint64_t I = (W << 6) + uint64_t(__builtin_ctzll(Bits));
-        if (Slots[I])
-          Fn(Slots[I]);
+        uint64_t User = Slots[(W << 6) + uint64_t(__builtin_ctzll(Bits))];
+        if (!User)
+          continue;
+        __builtin_prefetch(reinterpret_cast<const void *>(User - 16));
+        if (N >= Ahead)
+          Fn(Ring[N % Ahead]);
+        Ring[N % Ahead] = User;
+        ++N;
       }
+    for (uint64_t K = N > Ahead ? N - Ahead : 0; K < N; ++K)
+      Fn(Ring[K % Ahead]);
   }
 
   /// In a forked child: every slot handed out so far is inherited.
