@@ -109,6 +109,17 @@ ClockFn findVdsoClockGettime() {
   return nullptr;
 }
 
+/// The offset of the rseq area's cpu_id (struct rseq: cpu_id_start at 0,
+/// cpu_id at 4) from the thread pointer, if glibc registers rseq (the same
+/// for every thread); 0 if not (found at start).
+ptrdiff_t RseqCpuIdOffset;
+
+ptrdiff_t findRseqCpuIdOffset() {
+  if (&__rseq_size && &__rseq_offset && __rseq_size >= 8)
+    return __rseq_offset + 4;
+  return 0;
+}
+
 // Timestamps are milliseconds, and MemProf's thresholds are seconds: the
 // coarse clock (one tick, 1-10 ms, of resolution) costs a quarter of the
 // precise one in the vDSO, on every allocation and free. The vDSO's function
@@ -146,6 +157,7 @@ void initCore() {
   }
   int SavedErrno = errno;
   VdsoClockGettime = findVdsoClockGettime();
+  RseqCpuIdOffset = findRseqCpuIdOffset();
   uint64_t Secret = monotonicNs() ^ reinterpret_cast<uintptr_t>(&G);
   if (const uint8_t *Random =
           reinterpret_cast<const uint8_t *>(getauxval(AT_RANDOM))) {
@@ -191,15 +203,14 @@ uintptr_t reserveShadow() {
 uint32_t nowMs() { return uint32_t((monotonicNs() - G.StartNs) / 1000000); }
 
 uint32_t currentCpu() {
-  // The rseq area's cpu_id (struct rseq: cpu_id_start at 0, cpu_id at 4),
-  // written by the kernel on every return to this thread: one load instead
-  // of sched_getcpu's vDSO call. Negative before registration or if it
-  // failed; sched_getcpu then.
-  if (&__rseq_size && __rseq_size >= 8) {
-    const char *Area = static_cast<const char *>(__builtin_thread_pointer()) +
-                       __rseq_offset;
+  // The rseq area's cpu_id, written by the kernel on every return to this
+  // thread: one load instead of sched_getcpu's vDSO call. Negative before
+  // registration or if it failed; sched_getcpu then.
+  if (ptrdiff_t Off = RseqCpuIdOffset) {
     int32_t Cpu = __atomic_load_n(
-        reinterpret_cast<const int32_t *>(Area + 4), __ATOMIC_RELAXED);
+        reinterpret_cast<const int32_t *>(
+            static_cast<const char *>(__builtin_thread_pointer()) + Off),
+        __ATOMIC_RELAXED);
     if (MEMPROF_LIKELY(Cpu >= 0))
       return uint32_t(Cpu);
   }
@@ -352,7 +363,8 @@ struct SlotTable {
       void *B = resize(Taken, TakenBytes, NewBits);
       if (!B)
         return false;
-      Taken = static_cast<uint64_t *>(B);
+      // (Read without the lock, for a prefetch: relaxed stores.)
+      storeRelaxed(&Taken, static_cast<uint64_t *>(B));
       TakenBytes = NewBits;
     }
     void *NewSlots = resize(Slots, Capacity * sizeof(uint64_t),
@@ -454,7 +466,7 @@ struct SlotTable {
     unmapMemory(Slots, Capacity * sizeof(uint64_t));
     unmapMemory(Taken, TakenBytes);
     Slots = nullptr;
-    Taken = nullptr;
+    storeRelaxed(&Taken, static_cast<uint64_t *>(nullptr));
     TakenBytes = Capacity = Used = NumFree = Cursor = GenBase = 0;
   }
 };
@@ -669,9 +681,10 @@ uint64_t computeCheck(const ChunkHeader *H) {
   return X | 1;
 }
 
-void *blockOf(const ChunkTail *T) {
+/// The glibc block of the chunk of tail \p T, of kind \p Kind.
+MEMPROF_ALWAYS_INLINE void *blockOf(const ChunkTail *T, unsigned Kind) {
   uintptr_t TA = reinterpret_cast<uintptr_t>(T);
-  switch (kindOf(T)) {
+  switch (Kind) {
   case KindSmall:
     return reinterpret_cast<void *>(TA);
   case KindAligned:
@@ -690,11 +703,11 @@ void *blockOf(const ChunkTail *T) {
 /// key). From a 4-byte store that read could not be forwarded: it waited
 /// for the store to reach the cache, behind the free's live-table write,
 /// a cache miss (perl: 86% of glibc's _int_free time).
-MEMPROF_ALWAYS_INLINE void clearChecks(ChunkTail *T) {
+MEMPROF_ALWAYS_INLINE void clearChecks(ChunkTail *T, unsigned Kind) {
   static_assert(offsetof(ChunkTail, AllocTimestampMs) ==
                     offsetof(ChunkTail, CtxKind) + 4,
                 "CtxKind and the timestamp are one 8-byte word");
-  if (kindOf(T) != KindSmall)
+  if (Kind != KindSmall)
     headerOf(T)->Check = 0;
   storeRelaxed(reinterpret_cast<uint64_t *>(&T->CtxKind), uint64_t(0));
 }
@@ -1111,18 +1124,20 @@ void deallocate(void *P) {
   // clock and the CPU come from the vDSO and rseq, a spin lock yields at
   // worst, and mapping memory or warning keeps errno), and neither does
   // glibc's free since 2.33: errno need not be saved.
+  // (A reset changes only the tail's context: the kind is read once.)
+  unsigned Kind = kindOf(T);
   if (Record && !loadAcquire(&memprof_shadow_base) && !G.Opts.Histogram &&
       G.FreeKeepsErrno) {
     recordEndImpl<true>(T, U, true, nullptr);
-    void *Block = blockOf(T);
-    clearChecks(T);
+    void *Block = blockOf(T, Kind);
+    clearChecks(T, Kind);
     __libc_free(Block);
     return;
   }
   int SavedErrno = errno;
   recordEnd(T, U, Record);
-  void *Block = blockOf(T);
-  clearChecks(T);
+  void *Block = blockOf(T, Kind);
+  clearChecks(T, Kind);
   __libc_free(Block);
   errno = SavedErrno;
 }
@@ -1187,7 +1202,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   // one's live-table slot, so a small chunk always has one.
   uint64_t OldSize = sizeOf(T);
   uintptr_t User = reinterpret_cast<uintptr_t>(P);
-  uint8_t *Block = static_cast<uint8_t *>(blockOf(T));
+  uint8_t *Block = static_cast<uint8_t *>(blockOf(T, Kind));
   size_t Offset = size_t(User - reinterpret_cast<uintptr_t>(Block));
   bool AtStart = Kind == KindCompact || Kind == KindSmall;
   size_t Room = glibcUsableSize(Block) - Offset;
@@ -1198,7 +1213,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     // The old allocation ends before glibc may release its memory.
     size_t Need = Size + (AtStart ? Offset : PlainOverhead);
     recordEnd(T, User, Recording, &Slot);
-    clearChecks(T);
+    clearChecks(T, Kind);
     uint8_t *NewBlock = static_cast<uint8_t *>(__libc_realloc(Block, Need));
     bool Failed = !NewBlock;
     if (Failed) {
