@@ -24,6 +24,22 @@ constexpr unsigned NumIdPages = 4096;
 constexpr uint32_t MaxIds = NumIdPages << IdPageBits; // 16M stacks
 
 Node *Buckets[1u << BucketBits];
+
+// One-frame stacks (the common case in code built without frame pointers,
+// where the walk ends at the interceptor's caller) are also found through a
+// direct-mapped table of words (PC << OneFrameIdBits | Id), read and written
+// whole: an exact match of the one PC gives the stack's id without hashing
+// it or reading its node. 32 KiB, against the buckets' 2 MiB. A word is only
+// a cache of the depot: lost to a collision, the stack is found the long
+// way and written again.
+constexpr unsigned OneFrameBits = 12;
+constexpr unsigned OneFrameIdBits = 17; // ids up to 131071 are cached
+constexpr unsigned OneFramePCBits = 64 - OneFrameIdBits;
+uint64_t OneFrame[1u << OneFrameBits];
+
+MEMPROF_ALWAYS_INLINE uint64_t *oneFrameSlot(uint64_t PC) {
+  return &OneFrame[(PC * 0x9E3779B97F4A7C15ULL) >> (64 - OneFrameBits)];
+}
 SpinLock Locks[NumLocks];
 Node **IdPages[NumIdPages];
 uint32_t NextId = 1;
@@ -54,7 +70,7 @@ MEMPROF_ALWAYS_INLINE unsigned walkStack(uint64_t *PCs, unsigned MaxDepth,
       break;
     Fp = Next;
   }
-  Hash = mix64(H ^ N);
+  Hash = H ^ N; // mixed by the caller, when it needs the depot's hash
   return N;
 }
 
@@ -147,7 +163,16 @@ uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
   uint64_t PCs[MaxStackDepthLimit];
   uint64_t Hash;
   unsigned N = walkStack(PCs, MaxDepth, Frame, StackLo, StackHi, Hash);
-  return lookupOrInsert(PCs, N, Hash);
+  if (N != 1)
+    return lookupOrInsert(PCs, N, mix64(Hash));
+  uint64_t *Slot = oneFrameSlot(PCs[0]);
+  uint64_t Word = __atomic_load_n(Slot, __ATOMIC_RELAXED);
+  if (MEMPROF_LIKELY(Word >> OneFrameIdBits == PCs[0]))
+    return uint32_t(Word & ((uint64_t(1) << OneFrameIdBits) - 1));
+  uint32_t Id = lookupOrInsert(PCs, N, mix64(Hash));
+  if (Id && Id >> OneFrameIdBits == 0 && PCs[0] >> OneFramePCBits == 0)
+    __atomic_store_n(Slot, PCs[0] << OneFrameIdBits | Id, __ATOMIC_RELAXED);
+  return Id;
 }
 
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs) {
@@ -171,6 +196,15 @@ uint32_t depotMaxId() {
 uint64_t depotDropped() { return loadRelaxed(&Dropped); }
 
 void depotRelocate(uint64_t Lo, uint64_t Hi, uint64_t Delta) {
+  // A one-frame stack in the range is no longer the stack of its PC: a
+  // module loaded there later gets stacks of its own. (An allocation racing
+  // with this from the module's own code would return into an unmapped
+  // module: no correct program has one.)
+  for (uint64_t &Slot : OneFrame) {
+    uint64_t PC = __atomic_load_n(&Slot, __ATOMIC_RELAXED) >> OneFrameIdBits;
+    if (PC >= Lo && PC < Hi)
+      __atomic_store_n(&Slot, uint64_t(0), __ATOMIC_RELAXED);
+  }
   uint32_t Last = depotMaxId();
   for (uint32_t Id = 1; Id <= Last; ++Id) {
     Node **Page = loadAcquire(&IdPages[Id >> IdPageBits]);
