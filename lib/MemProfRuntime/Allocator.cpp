@@ -462,13 +462,6 @@ struct SlotTable {
     Cursor = GenBase >> 6;
   }
 
-  void release() {
-    unmapMemory(Slots, Capacity * sizeof(uint64_t));
-    unmapMemory(Taken, TakenBytes);
-    Slots = nullptr;
-    storeRelaxed(&Taken, static_cast<uint64_t *>(nullptr));
-    TakenBytes = Capacity = Used = NumFree = Cursor = GenBase = 0;
-  }
 };
 
 constexpr unsigned NumShards = 64;
@@ -1124,22 +1117,20 @@ void deallocate(void *P) {
   // clock and the CPU come from the vDSO and rseq, a spin lock yields at
   // worst, and mapping memory or warning keeps errno), and neither does
   // glibc's free since 2.33: errno need not be saved.
+  bool Lean = Record && !loadAcquire(&memprof_shadow_base) &&
+              !G.Opts.Histogram && G.FreeKeepsErrno;
+  int SavedErrno = Lean ? 0 : errno;
   // (A reset changes only the tail's context: the kind is read once.)
   unsigned Kind = kindOf(T);
-  if (Record && !loadAcquire(&memprof_shadow_base) && !G.Opts.Histogram &&
-      G.FreeKeepsErrno) {
+  if (Lean)
     recordEndImpl<true>(T, U, true, nullptr);
-    void *Block = blockOf(T, Kind);
-    clearChecks(T, Kind);
-    __libc_free(Block);
-    return;
-  }
-  int SavedErrno = errno;
-  recordEnd(T, U, Record);
+  else
+    recordEnd(T, U, Record);
   void *Block = blockOf(T, Kind);
   clearChecks(T, Kind);
   __libc_free(Block);
-  errno = SavedErrno;
+  if (!Lean)
+    errno = SavedErrno;
 }
 
 namespace {

@@ -24,6 +24,10 @@ constexpr unsigned NumIdPages = 4096;
 constexpr uint32_t MaxIds = NumIdPages << IdPageBits; // 16M stacks
 
 Node *Buckets[1u << BucketBits];
+SpinLock Locks[NumLocks];
+Node **IdPages[NumIdPages];
+uint32_t NextId = 1;
+uint64_t Dropped;
 
 // One-frame stacks (the common case in code built without frame pointers,
 // where the walk ends at the interceptor's caller) are also found through a
@@ -40,10 +44,6 @@ uint64_t OneFrame[1u << OneFrameBits];
 MEMPROF_ALWAYS_INLINE uint64_t *oneFrameSlot(uint64_t PC) {
   return &OneFrame[(PC * 0x9E3779B97F4A7C15ULL) >> (64 - OneFrameBits)];
 }
-SpinLock Locks[NumLocks];
-Node **IdPages[NumIdPages];
-uint32_t NextId = 1;
-uint64_t Dropped;
 
 MEMPROF_ALWAYS_INLINE unsigned walkStack(uint64_t *PCs, unsigned MaxDepth,
                                          const void *Frame, uintptr_t StackLo,
