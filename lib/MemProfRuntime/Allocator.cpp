@@ -48,7 +48,7 @@ namespace memprof {
 namespace rt {
 
 GlobalState G = {0,     0,     0,     false, false,
-                 false, 0,     {64, true, 0, false, 0, false,
+                 false, 0,     0,     {64, true, 0, false, 0, false,
                                 HistogramMaxBytesDefault, -1},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
@@ -169,6 +169,8 @@ void initCore() {
   G.StartNs = monotonicNs();
   G.StrictAlignedAlloc = glibcAtLeast(2, 38);
   G.FreeKeepsErrno = glibcAtLeast(2, 33);
+  if (!G.FreeKeepsErrno)
+    markSlowFree(SlowFreeErrno);
   // The shadow is reserved by code built with the pass (its constructor, or
   // memprof_shadow_start), not here: without that code nothing counts
   // accesses, and a free need not read counters that are all 0.
@@ -191,6 +193,9 @@ uintptr_t reserveShadow() {
   madvise(Shadow, ShadowReserveBytes, MADV_NOHUGEPAGE);
   madvise(Shadow, ShadowReserveBytes, MADV_DONTDUMP);
   errno = SavedErrno;
+  // Before the base is published: no free takes the lean path (which
+  // neither reads nor clears counters) once a counter can be written.
+  markSlowFree(SlowFreeShadow);
   uintptr_t Expected = 0;
   if (__atomic_compare_exchange_n(&memprof_shadow_base, &Expected,
                                   reinterpret_cast<uintptr_t>(Shadow), false,
@@ -541,13 +546,14 @@ uint64_t *MIBMap::histogramBuffer(uint64_t N) {
 bool MIBMap::merge(uint32_t Key, const MIB &M) {
   if ((Count + 1) * 2 > Capacity) {
     uint64_t NewCap = Capacity ? Capacity * 2 : 64;
+    uint32_t NewShift = uint32_t(__builtin_clzll(NewCap)) + 1;
     MIBEntry *New =
         static_cast<MIBEntry *>(mapMemory(NewCap * sizeof(MIBEntry)));
     if (!New)
       return false;
     for (uint64_t I = 0; I < Capacity; ++I)
       if (Entries[I].Key)
-        for (uint64_t J = mix64(Entries[I].Key) & (NewCap - 1);;
+        for (uint64_t J = firstProbe(Entries[I].Key, NewShift);;
              J = (J + 1) & (NewCap - 1))
           if (!New[J].Key) {
             New[J] = Entries[I];
@@ -556,9 +562,10 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
     unmapMemory(Entries, Capacity * sizeof(MIBEntry));
     Entries = New;
     Capacity = NewCap;
+    Shift = NewShift;
   }
   uint64_t Mask = Capacity - 1;
-  for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
+  for (uint64_t I = firstProbe(Key, Shift);; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
     if (E.Key == Key) {
       uint64_t OldN = E.Block.AccessHistogramSize;
@@ -608,7 +615,7 @@ MEMPROF_ALWAYS_INLINE bool MIBMap::mergeIntoPresent(uint32_t Key,
   if (MEMPROF_UNLIKELY(!Capacity))
     return false;
   uint64_t Mask = Capacity - 1;
-  for (uint64_t I = mix64(Key) & Mask;; I = (I + 1) & Mask) {
+  for (uint64_t I = firstProbe(Key, Shift);; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
     if (E.Key == Key) {
       // As merge() does without a new histogram: the rule's HISTPTR clears
@@ -627,6 +634,7 @@ void MIBMap::release() {
   unmapMemory(Entries, Capacity * sizeof(MIBEntry));
   Entries = nullptr;
   Capacity = Count = 0;
+  Shift = 0;
   for (HistBlock *B = HistBlocks; B;) {
     HistBlock *Next = B->Next;
     unmapMemory(B, B->Bytes);
@@ -831,7 +839,8 @@ MEMPROF_NOINLINE bool mergeBlock(MIBMap &Into, uint32_t Ctx, uintptr_t User,
 /// true), no slot kept, no shadow (so no access counts) and no histograms.
 template <bool Lean>
 MEMPROF_ALWAYS_INLINE void recordEndImpl(ChunkTail *T, uintptr_t User,
-                                         bool Record, uint32_t *Kept) {
+                                         bool Record, uint32_t *Kept,
+                                         unsigned Kind = 0) {
   if (!Lean && Kept)
     *Kept = UntrackedSlot;
   uint32_t SS = T->SlotShard;
@@ -843,7 +852,10 @@ MEMPROF_ALWAYS_INLINE void recordEndImpl(ChunkTail *T, uintptr_t User,
   // and the CPU are read. (The bitmap may move under the lock meanwhile: a
   // prefetch never faults.)
   __builtin_prefetch(loadRelaxed(&S.Live.Taken) + (I >> 6), 1);
-  uint64_t Size = sizeOf(T);
+  // (Lean: the caller has read the chunk's kind.)
+  uint64_t Size = !Lean                ? sizeOf(T)
+                  : Kind == KindSmall ? infoOf(T)
+                                      : headerOf(T)->UserSize;
   uint64_t Accesses =
       Lean ? 0 : shadowAccessCount(User, Size, /*Clear=*/false);
   uint32_t AllocTs = T->AllocTimestampMs, AllocCpu = T->InfoCpu >> 16;
@@ -1109,23 +1121,24 @@ void deallocate(void *P) {
     return;
   }
   RuntimeScope Scope;
-  if (!Scope.nested() && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
+  bool Nested = Scope.nested();
+  if (!Nested && MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest(); // keeps errno
-  bool Record = !Scope.nested() && recording();
   // The common case gets recordEnd inlined without what it does not need:
-  // about 50 instructions fewer per free. Nothing on it sets errno (the
-  // clock and the CPU come from the vDSO and rseq, a spin lock yields at
-  // worst, and mapping memory or warning keeps errno), and neither does
-  // glibc's free since 2.33: errno need not be saved.
-  bool Lean = Record && !loadAcquire(&memprof_shadow_base) &&
-              !G.Opts.Histogram && G.FreeKeepsErrno;
+  // about 50 instructions fewer per free. It is recorded (not nested, not
+  // finished), with no shadow and no histograms (G.SlowFree has a bit for
+  // each of these). Nothing on it sets errno (the clock and the CPU come
+  // from the vDSO and rseq, a spin lock yields at worst, and mapping memory
+  // or warning keeps errno), and neither does glibc's free since 2.33
+  // (another bit): errno need not be saved.
+  bool Lean = !Nested && !loadRelaxed(&G.SlowFree);
   int SavedErrno = Lean ? 0 : errno;
   // (A reset changes only the tail's context: the kind is read once.)
   unsigned Kind = kindOf(T);
   if (Lean)
-    recordEndImpl<true>(T, U, true, nullptr);
+    recordEndImpl<true>(T, U, true, nullptr, Kind);
   else
-    recordEnd(T, U, Record);
+    recordEnd(T, U, !Nested && recording());
   void *Block = blockOf(T, Kind);
   clearChecks(T, Kind);
   __libc_free(Block);

@@ -1098,8 +1098,10 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     L.add("memprof: warning: histogram=1 needs exact_granules=1; using it");
     warn(L);
   }
-  if (G.Opts.Histogram)
+  if (G.Opts.Histogram) {
     Exact = 1;
+    markSlowFree(SlowFreeHistogram);
+  }
   else if (Exact < 0)
     Exact = !isPreloaded() || loadRelaxed(&G.InstrumentedCode);
   storeRelaxed(&G.CompactChunks, !Exact);
@@ -1131,6 +1133,7 @@ __attribute__((destructor(101))) void memprofDestructor() {
     dumpLocked(false);
   errno = SavedErrno;
   // Later frees (other libraries' destructors) are ignored safely.
+  markSlowFree(SlowFreeFinished);
   storeRelaxed(&G.Finished, true);
 }
 

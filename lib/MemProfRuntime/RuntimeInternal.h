@@ -81,6 +81,11 @@ constexpr uint32_t UntrackedSlot = ~uint32_t(0);
 /// never in glibc's chunk header (whose size field there is a multiple of 16
 /// with flags in bits 0-2), so a pointer glibc made is never taken for ours.
 constexpr uint32_t TailMarker = 8;
+/// GlobalState::SlowFree: nothing more is recorded (after the exit dump);
+/// the shadow exists (access counts); histograms are asked for; glibc's
+/// free may change errno (before 2.33).
+constexpr uint32_t SlowFreeFinished = 1, SlowFreeShadow = 2,
+                   SlowFreeHistogram = 4, SlowFreeErrno = 8;
 constexpr uint32_t KindMask = 7;
 constexpr unsigned CtxShift = 8;
 constexpr uint32_t MaxCtx = (uint32_t(1) << 24) - 1;
@@ -111,6 +116,9 @@ struct GlobalState {
   bool FreeKeepsErrno;     ///< glibc >= 2.33: free never changes errno
   bool Finished;           ///< after the exit dump nothing more is recorded
   uint32_t PendingDump;    ///< set by the dump signal's handler
+  /// Non-zero (SlowFree* bits) when a free cannot take the lean path: one
+  /// word for deallocate to test instead of four.
+  uint32_t SlowFree;
   Options Opts;
   /// Another copy of malloc comes first in symbol lookup (a second copy of
   /// this runtime, or another profiler): this copy writes nothing.
@@ -132,6 +140,11 @@ struct GlobalState {
   bool ObjectCounts;
 };
 extern GlobalState G;
+
+/// Sets \p Bits in G.SlowFree (sends frees down the general path).
+inline void markSlowFree(uint32_t Bits) {
+  __atomic_fetch_or(&G.SlowFree, Bits, __ATOMIC_RELAXED);
+}
 
 /// Called by each instrumented module's constructor (through
 /// memprof_rt_version_1): switches an automatic compact layout to
@@ -215,6 +228,9 @@ struct MIBMap {
   MIBEntry *Entries;
   uint64_t Capacity;
   uint64_t Count;
+  /// 64 - log2(Capacity): a key's first probe is the top bits of its
+  /// Fibonacci hash (stack ids are dense, and this spreads any stride).
+  uint32_t Shift;
   /// Histogram memory: mmap'd blocks, bump-allocated, freed by release().
   struct HistBlock *HistBlocks;
   uint8_t *HistCur, *HistEnd;
@@ -232,6 +248,10 @@ struct MIBMap {
 
 private:
   uint64_t *histogramBuffer(uint64_t Entries);
+  static MEMPROF_ALWAYS_INLINE uint64_t firstProbe(uint32_t Key,
+                                                   uint32_t Shift) {
+    return (uint64_t(Key) * 0x9E3779B97F4A7C15ull) >> Shift;
+  }
 };
 
 /// Blocks of at most this many bytes get an access histogram (with the
