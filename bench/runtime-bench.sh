@@ -14,6 +14,8 @@
 #               source in bench/work/sqlite (or set MEMPROF_SQLITE_SRC to a
 #               directory holding sqlite3.c, sqlite3.h and speedtest1.c)
 #   perl        Debian's perl on bench/alloc-workload.pl (system malloc)
+#   pod2man     Debian's pod2man (perl) on perl's own perldiag.pod: a real
+#               program on a real input
 #   clang       Debian's clang-22 -std=c++20 -fsyntax-only on
 #               bench/syntax-workload.cpp (the standard library's headers)
 #
@@ -38,6 +40,9 @@ die() { log "error: $*"; exit 1; }
 bash "$ROOT/scripts/setup.sh" >&2
 command -v heaptrack >/dev/null || die "heaptrack missing (scripts/setup.sh installs it)"
 command -v perl >/dev/null || die "perl missing"
+command -v pod2man >/dev/null || die "pod2man missing (Debian's perl has it)"
+PERLDIAG=$(perl -MConfig -e 'print $Config{privlib}')/pod/perldiag.pod
+[ -e "$PERLDIAG" ] || die "no $PERLDIAG (Debian's perl-modules has it)"
 [ -e "$CLANG_RT" ] || die "clang's MemProf runtime not found ($CLANG_RT)"
 
 mkdir -p "$WORK/out"
@@ -74,6 +79,7 @@ OUT=$WORK/out
 SPEC=$WORK/spec.txt
 ST=("$WORK/speedtest1" --size 20 --memdb)
 PL=(perl "$ROOT/bench/alloc-workload.pl")
+PM=(pod2man "$PERLDIAG")
 CL=(clang-22 -std=c++20 -fsyntax-only "$ROOT/bench/syntax-workload.cpp")
 q() { printf '%q ' "$@"; echo; }
 # Every run without address-space randomization (setarch -R), and perl with a
@@ -91,6 +97,10 @@ P=(env PERL_HASH_SEED=0 PERL_PERTURB_KEYS=0 setarch -R)
   q pl-memprof "${P[@]}" env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/pl.%p.memprofraw" "${PL[@]}"
   q pl-heaptrack "${P[@]}" heaptrack -o "$OUT/pl-heaptrack" "${PL[@]}"
   q pl-clang-rt-preload "${P[@]}" env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/pl-clang-rt" "${PL[@]}"
+  q pm-plain "${P[@]}" "${PM[@]}"
+  q pm-memprof "${P[@]}" env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/pm.%p.memprofraw" "${PM[@]}"
+  q pm-heaptrack "${P[@]}" heaptrack -o "$OUT/pm-heaptrack" "${PM[@]}"
+  q pm-clang-rt-preload "${P[@]}" env LD_PRELOAD="$CLANG_RT" MEMPROF_OPTIONS="log_path=$OUT/pm-clang-rt" "${PM[@]}"
   q cl-plain "${R[@]}" "${CL[@]}"
   q cl-memprof "${R[@]}" env LD_PRELOAD="$MEMPROF_RT" MEMPROF_PROFILE_FILE="$OUT/cl.%p.memprofraw" "${CL[@]}"
   q cl-heaptrack "${R[@]}" heaptrack -o "$OUT/cl-heaptrack" "${CL[@]}"
