@@ -27,25 +27,10 @@ the steadier figure, and what docs/PERFORMANCE.md calls paired rounds.
 import os
 import shlex
 import statistics
-import subprocess
 import sys
-import time
 
-
-def run(name, cmd, logdir):
-    log = os.path.join(logdir, name + ".log")
-    with open(log, "w") as out:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(proc.pid, 0)
-        wall = time.perf_counter() - t0
-    code = os.waitstatus_to_exitcode(status)
-    if code != 0:
-        print(f"paired.py: {name}: exit status {code} (output in {log})",
-              file=sys.stderr)
-        return None
-    return usage.ru_utime + usage.ru_stime, wall
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import run_once  # noqa: E402
 
 
 def main() -> int:
@@ -66,10 +51,10 @@ def main() -> int:
     for rnd in range(rounds):
         k = rnd % len(cmds)
         for name, *cmd in cmds[k:] + cmds[:k]:
-            t = run(name, cmd, logdir)
+            t = run_once("paired.py", name, cmd, logdir)
             if t is None:
                 return 1
-            times[name].append(t)
+            times[name].append((t[1], t[0]))  # (cpu, wall)
         print(f"paired.py: round {rnd + 1} of {rounds} done", file=sys.stderr)
     base = times[names[0]]
 
