@@ -1101,9 +1101,9 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   if (G.Opts.Histogram) {
     Exact = 1;
     markSlowFree(SlowFreeHistogram);
-  }
-  else if (Exact < 0)
+  } else if (Exact < 0) {
     Exact = !isPreloaded() || loadRelaxed(&G.InstrumentedCode);
+  }
   storeRelaxed(&G.CompactChunks, !Exact);
   storeRelaxed(&G.LayoutChosen, true);
   pthread_atfork(forkPrepare, forkParent, forkChild);
