@@ -750,6 +750,10 @@ void computeStackBounds(ThreadState &T) {
 }
 
 MEMPROF_ALWAYS_INLINE uint32_t contextOf(const void *Frame) {
+  // A one-frame stack the depot knows: neither the stack's bounds nor the
+  // walk are needed.
+  if (uint32_t Id = cachedOneFrameStackId(G.Opts.MaxStackDepth, Frame))
+    return Id;
   ThreadState &T = TLS;
   if (MEMPROF_UNLIKELY(!T.BoundsKnown))
     computeStackBounds(T);

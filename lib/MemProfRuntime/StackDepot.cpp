@@ -29,22 +29,8 @@ Node **IdPages[NumIdPages];
 uint32_t NextId = 1;
 uint64_t Dropped;
 
-// One-frame stacks (the common case in code built without frame pointers,
-// where the walk ends at the interceptor's caller) are also found through a
-// direct-mapped table of words (PC << OneFrameIdBits | Id), read and written
-// whole: an exact match of the one PC gives the stack's id without hashing
-// it or reading its node. 32 KiB, against the buckets' 2 MiB. A word is only
-// a cache of the depot: lost to a collision, the stack is found the long
-// way and written again.
-constexpr unsigned OneFrameBits = 12;
-constexpr unsigned OneFrameIdBits = 17; // ids up to 131071 are cached
-constexpr unsigned OneFramePCBits = 64 - OneFrameIdBits;
-uint64_t OneFrame[1u << OneFrameBits];
-
-MEMPROF_ALWAYS_INLINE uint64_t *oneFrameSlot(uint64_t PC) {
-  return &OneFrame[(PC * 0x9E3779B97F4A7C15ULL) >> (64 - OneFrameBits)];
-}
-
+/// (cachedOneFrameStackId, in StackDepot.h, knows when this walk ends at the
+/// first frame: keep the two in step.)
 MEMPROF_ALWAYS_INLINE unsigned walkStack(uint64_t *PCs, unsigned MaxDepth,
                                          const void *Frame, uintptr_t StackLo,
                                          uintptr_t StackHi, uint64_t &Hash) {
@@ -158,6 +144,8 @@ MEMPROF_ALWAYS_INLINE uint32_t lookupOrInsert(const uint64_t *PCs,
 }
 } // namespace
 
+uint64_t OneFrame[1u << OneFrameBits];
+
 uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
                         uintptr_t StackLo, uintptr_t StackHi) {
   uint64_t PCs[MaxStackDepthLimit];
@@ -165,13 +153,12 @@ uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
   unsigned N = walkStack(PCs, MaxDepth, Frame, StackLo, StackHi, Hash);
   if (N != 1)
     return lookupOrInsert(PCs, N, mix64(Hash));
-  uint64_t *Slot = oneFrameSlot(PCs[0]);
-  uint64_t Word = __atomic_load_n(Slot, __ATOMIC_RELAXED);
-  if (MEMPROF_LIKELY(Word >> OneFrameIdBits == PCs[0]))
-    return uint32_t(Word & ((uint64_t(1) << OneFrameIdBits) - 1));
+  if (uint32_t Id = oneFrameCached(PCs[0]))
+    return Id;
   uint32_t Id = lookupOrInsert(PCs, N, mix64(Hash));
   if (Id && Id >> OneFrameIdBits == 0 && PCs[0] >> OneFramePCBits == 0)
-    __atomic_store_n(Slot, PCs[0] << OneFrameIdBits | Id, __ATOMIC_RELAXED);
+    __atomic_store_n(oneFrameSlot(PCs[0]), PCs[0] << OneFrameIdBits | Id,
+                     __ATOMIC_RELAXED);
   return Id;
 }
 

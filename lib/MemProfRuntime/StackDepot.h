@@ -8,12 +8,54 @@
 #ifndef MEMPROF_RUNTIME_STACKDEPOT_H
 #define MEMPROF_RUNTIME_STACKDEPOT_H
 
+#include "Support.h"
+
 #include <stdint.h>
 
 namespace memprof {
 namespace rt {
 
 constexpr unsigned MaxStackDepthLimit = 256;
+
+// One-frame stacks (the common case in code built without frame pointers,
+// where the walk ends at the interceptor's caller) are also found through a
+// direct-mapped table of words (PC << OneFrameIdBits | Id), read and written
+// whole: an exact match of the one PC gives the stack's id without hashing
+// it or reading its node. 32 KiB, against the buckets' 2 MiB. A word is only
+// a cache of the depot (captureStackId fills it): lost to a collision, the
+// stack is found the long way and written again.
+constexpr unsigned OneFrameBits = 12;
+constexpr unsigned OneFrameIdBits = 17; // ids up to 131071 are cached
+constexpr unsigned OneFramePCBits = 64 - OneFrameIdBits;
+extern uint64_t OneFrame[1u << OneFrameBits];
+
+MEMPROF_ALWAYS_INLINE uint64_t *oneFrameSlot(uint64_t PC) {
+  return &OneFrame[(PC * 0x9E3779B97F4A7C15ULL) >> (64 - OneFrameBits)];
+}
+
+/// The id of the one-frame stack [\p PC] if the table holds it, else 0.
+MEMPROF_ALWAYS_INLINE uint32_t oneFrameCached(uint64_t PC) {
+  uint64_t Word = __atomic_load_n(oneFrameSlot(PC), __ATOMIC_RELAXED);
+  if (MEMPROF_LIKELY(Word >> OneFrameIdBits == PC))
+    return uint32_t(Word & ((uint64_t(1) << OneFrameIdBits) - 1));
+  return 0;
+}
+
+/// What captureStackId(\p MaxDepth, \p Frame, ...) returns when its walk
+/// ends at the first frame and the table holds that frame's PC (no stack
+/// bounds needed: the interceptor's own frame is read, as the walk reads
+/// it); else 0. The walk ends there when it may take one frame only, or
+/// when the saved frame pointer does not point up the stack (code without
+/// frame pointers); every other case is the walk's to decide.
+MEMPROF_ALWAYS_INLINE uint32_t cachedOneFrameStackId(unsigned MaxDepth,
+                                                     const void *Frame) {
+  const uintptr_t *F = static_cast<const uintptr_t *>(Frame);
+  uintptr_t Ret = F[1];
+  if (Ret < 4096 || MaxDepth == 0 ||
+      (MaxDepth != 1 && F[0] > reinterpret_cast<uintptr_t>(Frame)))
+    return 0;
+  return oneFrameCached(Ret - 1);
+}
 
 /// The id of the stack above \p Frame (an interceptor's own
 /// __builtin_frame_address(0)), interning it if new; 0 if the depot is full

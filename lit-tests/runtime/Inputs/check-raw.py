@@ -20,7 +20,9 @@ check-raw.py series BIN NAME[,NAME...] RAW...
 check-raw.py sites BIN RAW
     prints "NAME COUNT BYTES" for every leaf function, sorted.
 check-raw.py stacks BIN RAW
-    prints every context's symbolized frames, "leaf<-caller<-...", sorted."""
+    prints every context's symbolized frames, "leaf<-caller<-...", sorted.
+check-raw.py stack-totals BIN RAW
+    the same, each followed by the context's AllocCount and TotalSize."""
 import operator, re, subprocess, sys, yaml
 
 OPS = {"==": operator.eq, ">=": operator.ge, "<=": operator.le,
@@ -153,6 +155,11 @@ def main():
     if mode == "stacks":
         for names in sorted("<-".join(n) for n, _ in contexts(sys.argv[2], sys.argv[3], True)):
             print(names)
+        return True
+    if mode == "stack-totals":
+        for line in sorted("%s %d %d" % ("<-".join(n), m["AllocCount"], m["TotalSize"])
+                           for n, m in contexts(sys.argv[2], sys.argv[3], True)):
+            print(line)
         return True
     if mode == "sites":
         for name, (c, b) in sorted(totals(sys.argv[2], sys.argv[3]).items()):
