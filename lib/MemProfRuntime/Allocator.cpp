@@ -47,8 +47,8 @@ extern const unsigned int __rseq_size __attribute__((weak));
 namespace memprof {
 namespace rt {
 
-GlobalState G = {0,     0,     0,     false, false,
-                 false, 0,     0,     {64, true, 0, false, 0, false,
+GlobalState G = {0,     0,     0,     false, 0,
+                 0,     {64, true, 0, false, 0, false,
                                 HistogramMaxBytesDefault, -1},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
@@ -168,8 +168,7 @@ void initCore() {
   G.Secret = mix64(Secret) | 1;
   G.StartNs = monotonicNs();
   G.StrictAlignedAlloc = glibcAtLeast(2, 38);
-  G.FreeKeepsErrno = glibcAtLeast(2, 33);
-  if (!G.FreeKeepsErrno)
+  if (!glibcAtLeast(2, 33)) // free may change errno
     markSlowFree(SlowFreeErrno);
   // The shadow is reserved by code built with the pass (its constructor, or
   // memprof_shadow_start), not here: without that code nothing counts
@@ -656,8 +655,12 @@ MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(const ChunkTail *T) {
   return reinterpret_cast<ChunkHeader *>(reinterpret_cast<uintptr_t>(T) -
                                          offsetof(ChunkHeader, Tail));
 }
+/// The requested size of the chunk of tail \p T, of kind \p Kind.
+MEMPROF_ALWAYS_INLINE uint64_t sizeOf(const ChunkTail *T, unsigned Kind) {
+  return Kind == KindSmall ? infoOf(T) : headerOf(T)->UserSize;
+}
 MEMPROF_ALWAYS_INLINE uint64_t sizeOf(const ChunkTail *T) {
-  return kindOf(T) == KindSmall ? infoOf(T) : headerOf(T)->UserSize;
+  return sizeOf(T, kindOf(T));
 }
 
 // The 32-byte header's check word: a keyed hash of its address and the
@@ -768,7 +771,7 @@ MEMPROF_ALWAYS_INLINE uint32_t contextOf(const void *Frame) {
   return captureStackId(G.Opts.MaxStackDepth, Frame, Lo, Hi);
 }
 
-MEMPROF_ALWAYS_INLINE bool recording() { return !loadRelaxed(&G.Finished); }
+MEMPROF_ALWAYS_INLINE bool recording() { return !finished(); }
 
 /// The runtime ran out of memory for its tables (or of stack ids): some
 /// allocations go unrecorded. Said once; the program is never stopped.
@@ -857,9 +860,7 @@ MEMPROF_ALWAYS_INLINE void recordEndImpl(ChunkTail *T, uintptr_t User,
   // prefetch never faults.)
   __builtin_prefetch(loadRelaxed(&S.Live.Taken) + (I >> 6), 1);
   // (Lean: the caller has read the chunk's kind.)
-  uint64_t Size = !Lean                ? sizeOf(T)
-                  : Kind == KindSmall ? infoOf(T)
-                                      : headerOf(T)->UserSize;
+  uint64_t Size = Lean ? sizeOf(T, Kind) : sizeOf(T);
   uint64_t Accesses =
       Lean ? 0 : shadowAccessCount(User, Size, /*Clear=*/false);
   uint32_t AllocTs = T->AllocTimestampMs, AllocCpu = T->InfoCpu >> 16;
@@ -1208,7 +1209,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   // old allocation ends here and a new one starts at the realloc's context,
   // as a move would record it (docs/runtime.md). The new one takes the old
   // one's live-table slot, so a small chunk always has one.
-  uint64_t OldSize = sizeOf(T);
+  uint64_t OldSize = sizeOf(T, Kind);
   uintptr_t User = reinterpret_cast<uintptr_t>(P);
   uint8_t *Block = static_cast<uint8_t *>(blockOf(T, Kind));
   size_t Offset = size_t(User - reinterpret_cast<uintptr_t>(Block));

@@ -1129,12 +1129,11 @@ __attribute__((destructor(101))) void memprofDestructor() {
   ensureInit();
   int SavedErrno = errno;
   ScopedTicketLock Guard(DumpMutex);
-  if (G.Opts.DumpAtExit && !loadRelaxed(&G.Finished))
+  if (G.Opts.DumpAtExit && !finished())
     dumpLocked(false);
   errno = SavedErrno;
   // Later frees (other libraries' destructors) are ignored safely.
   markSlowFree(SlowFreeFinished);
-  storeRelaxed(&G.Finished, true);
 }
 
 } // namespace

@@ -113,11 +113,10 @@ struct GlobalState {
   uint64_t Secret;         ///< key of ChunkHeader::Check
   uint64_t StartNs;        ///< CLOCK_MONOTONIC_COARSE at init
   bool StrictAlignedAlloc; ///< glibc >= 2.38: aligned_alloc checks alignment
-  bool FreeKeepsErrno;     ///< glibc >= 2.33: free never changes errno
-  bool Finished;           ///< after the exit dump nothing more is recorded
   uint32_t PendingDump;    ///< set by the dump signal's handler
   /// Non-zero (SlowFree* bits) when a free cannot take the lean path: one
-  /// word for deallocate to test instead of four.
+  /// word for deallocate to test instead of four. SlowFreeFinished is also
+  /// the only record of the exit dump's end (finished()).
   uint32_t SlowFree;
   Options Opts;
   /// Another copy of malloc comes first in symbol lookup (a second copy of
@@ -144,6 +143,10 @@ extern GlobalState G;
 /// Sets \p Bits in G.SlowFree (sends frees down the general path).
 inline void markSlowFree(uint32_t Bits) {
   __atomic_fetch_or(&G.SlowFree, Bits, __ATOMIC_RELAXED);
+}
+/// After the exit dump nothing more is recorded.
+inline bool finished() {
+  return __atomic_load_n(&G.SlowFree, __ATOMIC_RELAXED) & SlowFreeFinished;
 }
 
 /// Called by each instrumented module's constructor (through
