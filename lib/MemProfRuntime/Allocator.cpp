@@ -1006,8 +1006,11 @@ UsableSizeFn RealUsableSize;
 
 void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   ThreadState &T = TLS;
-  if (MEMPROF_UNLIKELY(T.InRuntime))
+  if (MEMPROF_UNLIKELY(T.InRuntime)) {
+    if (T.InRuntime == InRuntimeProbe)
+      T.InRuntime = InRuntimeProbeAnswered;
     return rawAllocate(Size, Align, Zero);
+  }
   T.InRuntime = 1;
   ensureInit();
   if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
@@ -1111,8 +1114,21 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   return reinterpret_cast<void *>(User);
 }
 
+/// glibc's own malloc_usable_size: not the next definition after this
+/// library, which is another allocator's when one is preloaded after it.
+void resolveGlibcUsableSize() {
+  if (loadAcquire(&RealUsableSize))
+    return;
+  RuntimeScope Scope; // dlopen and dlsym may allocate
+  void *Libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+  void *F = Libc ? dlsym(Libc, "malloc_usable_size") : nullptr;
+  storeRelease(&RealUsableSize, reinterpret_cast<UsableSizeFn>(F));
+}
+
 size_t glibcUsableSize(void *P) {
-  UsableSizeFn F = nextDefinition(RealUsableSize, "malloc_usable_size");
+  if (!loadAcquire(&RealUsableSize))
+    resolveGlibcUsableSize();
+  UsableSizeFn F = loadAcquire(&RealUsableSize);
   return F ? F(P) : 0;
 }
 

@@ -1045,17 +1045,87 @@ void forkChild() {
   TLS.InRuntime = ForkSavedGuard;
 }
 
+/// The load address of the module that holds \p Addr; nullptr if none.
+void *moduleOf(const void *Addr) {
+  Dl_info Info;
+  if (!Addr || !dladdr(Addr, &Info))
+    return nullptr;
+  return Info.dli_fbase;
+}
+
+/// The GOT slot through which a PLT entry at \p Code jumps, or nullptr if
+/// the code there is not one: [endbr64] [bnd] jmp *disp32(%rip), the first
+/// instruction of every x86-64 PLT entry (.plt, .plt.sec, .plt.got). Read a
+/// byte at a time, so that nothing past the first byte that differs is
+/// read (a real function may be shorter than an entry).
+void *const *pltSlotOf(const void *Code) {
+  const auto *B = static_cast<const uint8_t *>(Code);
+  static const uint8_t EndBr64[4] = {0xf3, 0x0f, 0x1e, 0xfa};
+  unsigned I = 0;
+  if (B[0] == EndBr64[0])
+    for (; I < 4; ++I)
+      if (B[I] != EndBr64[I])
+        return nullptr;
+  if (B[I] == 0xf2) // bnd
+    ++I;
+  if (B[I] != 0xff || B[I + 1] != 0x25)
+    return nullptr;
+  int32_t Disp;
+  memcpy(&Disp, B + I + 2, sizeof(Disp));
+  return reinterpret_cast<void *const *>(reinterpret_cast<uintptr_t>(B) + I +
+                                         6 + intptr_t(Disp));
+}
+
+/// Whether a call through \p Malloc reaches this copy's malloc: the probe
+/// mark asks the allocation that reaches this copy to answer, and the guard
+/// keeps it unrecorded. The block is freed through the process's free,
+/// which belongs to the same allocator as its malloc.
+bool callReachesThisCopy(void *Malloc) {
+  using MallocFn = void *(*)(size_t);
+  using FreeFn = void (*)(void *);
+  auto Free = reinterpret_cast<FreeFn>(dlsym(RTLD_DEFAULT, "free"));
+  uint8_t Saved = TLS.InRuntime;
+  TLS.InRuntime = InRuntimeProbe;
+  void *P = reinterpret_cast<MallocFn>(Malloc)(1);
+  bool Reached = TLS.InRuntime == InRuntimeProbeAnswered;
+  TLS.InRuntime = Saved;
+  if (P && Free)
+    Free(P);
+  return Reached;
+}
+
 /// Whether the process's malloc is this copy's. With the static runtime
-/// linked in and the shared one preloaded too (or clang's runtime loaded
-/// first), only the first copy in symbol lookup sees allocations; the other
-/// must not write (empty) profiles over the first one's.
+/// linked in and the shared one preloaded too (or another allocator, or
+/// clang's runtime, preloaded first), only the first definition in symbol
+/// lookup sees allocations; the other copy must not write (empty) profiles
+/// over the first one's.
+///
+/// dlsym(RTLD_DEFAULT, "malloc") is that first definition, except in a
+/// non-PIE executable that takes malloc's address (Debian's python3.11):
+/// there it is the executable's canonical PLT entry, a stub that jumps
+/// through its GOT slot to the real definition. So a PLT entry is followed
+/// to where its slot points; a slot not yet bound (lazy binding: it points
+/// back into the same PLT) is decided by a call through the entry, which
+/// binds it as the program's own first call would.
 bool thisCopyIsActive() {
+  void *Mine = moduleOf(reinterpret_cast<void *>(&thisCopyIsActive));
   void *Malloc = dlsym(RTLD_DEFAULT, "malloc");
-  Dl_info Theirs, Mine;
-  if (!Malloc || !dladdr(Malloc, &Theirs) ||
-      !dladdr(reinterpret_cast<void *>(&thisCopyIsActive), &Mine))
+  if (!Mine || !Malloc)
     return true;
-  return Theirs.dli_fbase == Mine.dli_fbase;
+  const void *F = Malloc;
+  for (int Hops = 0; Hops < 4; ++Hops) {
+    void *Module = moduleOf(F);
+    if (Module == Mine)
+      return true;
+    void *const *Slot = pltSlotOf(F);
+    if (!Slot)
+      return false; // another module's own malloc
+    const void *Target = *Slot;
+    if (!Target || moduleOf(Target) == Module)
+      break; // not bound yet
+    F = Target;
+  }
+  return callReachesThisCopy(Malloc);
 }
 
 /// Whether this runtime is a shared library (LD_PRELOAD) rather than linked
@@ -1074,7 +1144,10 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   RuntimeScope Scope;
   ensureInit();
   if (!thisCopyIsActive()) {
+    // Records nothing from now on. The functions the other allocator lacks
+    // still reach this copy and go on to glibc's (MallocInterceptors.cpp).
     G.Inactive = true;
+    markSlowFree(SlowFreeFinished);
     Line L;
     L.add("memprof: warning: malloc is not this runtime's (another copy of "
           "memprof or another allocator comes first); this copy writes no "
@@ -1082,6 +1155,7 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     warn(L);
     return;
   }
+  resolveGlibcUsableSize();
   clock_gettime(CLOCK_REALTIME_COARSE, &StartTime);
   readEnvironment(Envp ? Envp : environ);
   {

@@ -157,7 +157,8 @@ void noteInstrumentedModule();
 struct ThreadState {
   /// Set while this thread runs runtime code: allocations made meanwhile
   /// (by libc on our behalf, or by a signal handler) go straight to glibc
-  /// and are not recorded.
+  /// and are not recorded. InRuntimeProbe asks the next allocation that
+  /// reaches this copy to answer InRuntimeProbeAnswered (thisCopyIsActive).
   uint8_t InRuntime;
   uint8_t BoundsKnown;
   /// 1 + the shard this thread records its allocations in; 0: not yet
@@ -166,6 +167,8 @@ struct ThreadState {
   uintptr_t StackLo, StackHi;
 };
 extern __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
+
+constexpr uint8_t InRuntimeProbe = 2, InRuntimeProbeAnswered = 3;
 
 /// Sets the guard for a scope, restoring the previous value at its end.
 class RuntimeScope {
@@ -214,6 +217,9 @@ void *reallocate(void *P, size_t Size, const void *Frame);
 size_t usableSize(void *P);
 /// glibc's malloc_usable_size of one of its blocks.
 size_t glibcUsableSize(void *P);
+/// Looks glibc's malloc_usable_size up now (at start, outside any
+/// allocation) rather than at its first use.
+void resolveGlibcUsableSize();
 /// The tail of \p P if the runtime allocated it, else nullptr.
 ChunkTail *ownChunk(const void *P);
 
