@@ -8,6 +8,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/MemProfConfigVersion.cmak
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/MemProfConfig.cmake
               ${PROJECT_BINARY_DIR}/MemProfConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/MemProfInstrumentAll.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/MemProf)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof.pc.in
   ${PROJECT_BINARY_DIR}/memprof.pc @ONLY)

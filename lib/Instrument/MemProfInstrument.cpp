@@ -61,7 +61,9 @@ namespace {
 // Names shared with the runtime (lib/MemProfRuntime/InstrumentSupport.cpp
 // and include/memprof/Runtime/memprof_runtime.h).
 constexpr const char *ShadowBaseName = "memprof_shadow_base";
-constexpr const char *VersionCheckName = "memprof_rt_version_1";
+// Named for the link error a missing runtime, or one of another
+// instrumentation version, gives: "undefined reference to `memprof_runtime_missing_or_not_version_1'".
+constexpr const char *VersionCheckName = "memprof_runtime_missing_or_not_version_1";
 constexpr const char *InitName = "memprof_init";
 constexpr const char *ObjectCountsName = "memprof_note_object_counts";
 constexpr const char *StridedName = "memprof_record_strided";

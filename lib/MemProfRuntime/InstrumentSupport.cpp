@@ -22,6 +22,8 @@ using namespace memprof::rt;
 /// a program built by a pass of another instrumentation version fails to
 /// link against this runtime instead of counting wrongly. The call also
 /// tells the runtime that accesses are counted (see noteInstrumentedModule).
+MEMPROF_EXPORT void memprof_runtime_missing_or_not_version_1(void) { noteInstrumentedModule(); }
+/// The same check under the name earlier builds of the pass referenced.
 MEMPROF_EXPORT void memprof_rt_version_1(void) { noteInstrumentedModule(); }
 
 /// Called by the constructor of a module the pass counted per object (its

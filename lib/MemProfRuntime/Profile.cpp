@@ -1139,6 +1139,14 @@ bool isPreloaded() {
   return Exe.dli_fbase != Mine.dli_fbase;
 }
 
+/// Whether another copy of the runtime provides the runtime's symbols to
+/// the process (comes first in symbol lookup).
+bool anotherCopyComesFirst() {
+  void *Theirs = dlsym(RTLD_DEFAULT, "memprof_runtime_missing_or_not_version_1");
+  return Theirs && moduleOf(Theirs) !=
+                       moduleOf(reinterpret_cast<void *>(&thisCopyIsActive));
+}
+
 __attribute__((constructor(101))) void memprofConstructor(int, char **,
                                                           char **Envp) {
   RuntimeScope Scope;
@@ -1148,6 +1156,12 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
     // still reach this copy and go on to glibc's (MallocInterceptors.cpp).
     G.Inactive = true;
     markSlowFree(SlowFreeFinished);
+    // A copy linked into an instrumented shared library (pkg-config's flags
+    // in LDFLAGS) while the program or an earlier library has the runtime:
+    // the library's code calls the first copy, which records the whole
+    // process. Only the preload library, which the user chose, says so.
+    if (!isPreloadLibrary() && anotherCopyComesFirst())
+      return;
     Line L;
     L.add("memprof: warning: malloc is not this runtime's (another copy of "
           "memprof or another allocator comes first); this copy writes no "
@@ -1211,6 +1225,8 @@ __attribute__((destructor(101))) void memprofDestructor() {
 }
 
 } // namespace
+
+__attribute__((weak)) bool isPreloadLibrary() { return false; }
 
 void noteInstrumentedModule() {
   storeRelaxed(&G.InstrumentedCode, true);

@@ -194,6 +194,11 @@ template <typename Fn> Fn nextDefinition(Fn &Cache, const char *Name) {
   return F;
 }
 
+/// True in libmemprof_rt.so (PreloadLibrary.cpp's definition), false (this
+/// weak one, Profile.cpp) where the runtime is linked into a program or
+/// into another shared library.
+bool isPreloadLibrary();
+
 void initCore();
 /// Maps the shadow if nothing has yet (idempotent, thread-safe) and returns
 /// memprof_shadow_base; 0 if the reservation failed.

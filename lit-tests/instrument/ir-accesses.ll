@@ -302,7 +302,7 @@ define i64 @opted_out(ptr %p) disable_sanitizer_instrumentation {
 ; The constructor starts the runtime and references the version symbol.
 ; CHECK-LABEL: define internal void @memprof.module_ctor()
 ; CHECK-NEXT: call void @memprof_init()
-; CHECK-NEXT: call void @memprof_rt_version_1()
+; CHECK-NEXT: call void @memprof_runtime_missing_or_not_version_1()
 ; CHECK-NEXT: ret void
 
 declare void @llvm.memcpy.p0.p0.i64(ptr, ptr, i64, i1)

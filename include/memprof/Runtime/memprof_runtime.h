@@ -67,7 +67,11 @@ void memprof_record_strided(uintptr_t Addr, intptr_t Stride, uint64_t Count,
 /* Profiles go to Dir/memprof.%p.memprofraw unless MEMPROF_PROFILE_FILE is
  * set (the pass's -memprof-instrument-output-dir calls it at start-up). */
 void memprof_set_default_output_dir(const char *Dir);
-/* Defined only by a runtime that matches the pass's counting (version 1). */
+/* Defined only by a runtime that matches the pass's counting (version 1),
+ * under the name the pass references (a link error names it when the
+ * runtime is missing or of another version) and the one earlier builds of
+ * the pass referenced. */
+void memprof_runtime_missing_or_not_version_1(void);
 void memprof_rt_version_1(void);
 /* Called by the constructor of a module the pass counted per object (its
  * default): with histogram=1 the runtime warns that histograms are then not
