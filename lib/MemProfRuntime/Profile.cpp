@@ -29,6 +29,9 @@
 #include <unistd.h>
 
 extern "C" char *program_invocation_short_name;
+// glibc's sigaction under its other exported name: the runtime's own calls
+// go past the sigaction it exports.
+extern "C" int __sigaction(int, const struct sigaction *, struct sigaction *);
 
 namespace memprof {
 namespace rt {
@@ -158,6 +161,11 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
       badValue(K, KN, V, VN,
                "0, a catchable signal number or a name such as SIGUSR2",
                "0 (none)");
+  } else if (stringsEqual(K, "dump_on_terminate", KN)) {
+    if (parseBool(V, VN, B))
+      O.DumpOnTerminate = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "1");
   } else if (stringsEqual(K, "fsync", KN)) {
     if (parseBool(V, VN, B))
       O.Fsync = B;
@@ -1008,6 +1016,115 @@ int apiDump(bool Reset) {
 
 //===-- Signals, fork, start and exit -------------------------------------===//
 
+/// The termination signals a profile survives (docs/runtime.md).
+constexpr int TerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
+
+/// A termination signal that arrived while its thread ran runtime code, for
+/// the next safe point (serviceDumpRequest); 0 if none.
+int PendingTermination;
+
+/// Ends the process by \p Sig's default action (the exit status a program
+/// without the runtime would have).
+[[noreturn]] void dieBySignal(int Sig) {
+  struct sigaction Dfl;
+  memset(&Dfl, 0, sizeof(Dfl));
+  Dfl.sa_handler = SIG_DFL;
+  sigemptyset(&Dfl.sa_mask);
+  __sigaction(Sig, &Dfl, nullptr);
+  sigset_t Set;
+  sigemptyset(&Set);
+  sigaddset(&Set, Sig);
+  pthread_sigmask(SIG_UNBLOCK, &Set, nullptr);
+  raise(Sig);
+  _exit(128 + Sig); // not reached: the default action of Sig ends the process
+}
+
+/// SIGINT, SIGTERM or SIGHUP, installed where the program left the default:
+/// dumps what was recorded, then dies of the same signal. A thread inside
+/// runtime code (a malloc, a dump) may hold what a dump needs: there the
+/// dump waits for the next allocation or free in any thread, and the same
+/// signal once more ends the process at once, without it.
+void terminationHandler(int Sig) {
+  if (TLS.InRuntime) {
+    if (__atomic_exchange_n(&PendingTermination, Sig, __ATOMIC_RELAXED))
+      dieBySignal(Sig);
+    __atomic_store_n(&G.PendingDump, 1u, __ATOMIC_RELAXED);
+    return;
+  }
+  RuntimeScope Scope;
+  // Another thread's dump finishes first (a second or two at the most);
+  // one that never does (it waits for a lock this thread holds) is given up.
+  bool Locked = DumpMutex.tryLock();
+  for (int I = 0; !Locked && I < 200; ++I) {
+    struct timespec Ten = {0, 10 * 1000 * 1000};
+    nanosleep(&Ten, nullptr);
+    Locked = DumpMutex.tryLock();
+  }
+  if (Locked && !finished())
+    dumpLocked(false);
+  dieBySignal(Sig);
+}
+
+/// Set at start when the termination handlers are used (dump_on_terminate).
+bool TerminationDumps;
+
+bool isTerminationSignal(int Sig) {
+  for (int T : TerminationSignals)
+    if (Sig == T)
+      return true;
+  return false;
+}
+
+bool isDefault(const struct sigaction &A) {
+  return !(A.sa_flags & SA_SIGINFO) && A.sa_handler == SIG_DFL;
+}
+
+/// Whether \p A is this runtime's termination handler.
+bool isTerminationHandler(const struct sigaction &A) {
+  return !(A.sa_flags & SA_SIGINFO) && A.sa_handler == terminationHandler;
+}
+
+struct sigaction terminationAction() {
+  struct sigaction Act;
+  memset(&Act, 0, sizeof(Act));
+  Act.sa_handler = terminationHandler;
+  Act.sa_flags = SA_RESTART;
+  sigemptyset(&Act.sa_mask);
+  for (int Other : TerminationSignals)
+    sigaddset(&Act.sa_mask, Other); // one at a time
+  return Act;
+}
+
+void installTerminationHandlers() {
+  TerminationDumps = true;
+  struct sigaction Act = terminationAction();
+  for (int Sig : TerminationSignals) {
+    struct sigaction Old;
+    if (__sigaction(Sig, nullptr, &Old) == 0 && isDefault(Old))
+      __sigaction(Sig, &Act, nullptr);
+    // else ignored (nohup) or the program's own handler: it wins
+  }
+}
+
+/// sigaction as the program sees it: the runtime's termination handler
+/// stands for the default disposition, reported as SIG_DFL and installed
+/// where the program asks for SIG_DFL.
+int programSigaction(int Sig, const struct sigaction *Act,
+                     struct sigaction *Old) {
+  struct sigaction Mine;
+  if (Act && TerminationDumps && isTerminationSignal(Sig) && isDefault(*Act)) {
+    Mine = terminationAction();
+    Act = &Mine;
+  }
+  int R = __sigaction(Sig, Act, Old);
+  if (R == 0 && Old && isTerminationHandler(*Old)) {
+    Old->sa_handler = SIG_DFL;
+    Old->sa_flags = 0;
+    sigemptyset(&Old->sa_mask);
+  }
+  return R;
+}
+
 void dumpSignalHandler(int) {
   __atomic_store_n(&G.PendingDump, 1u, __ATOMIC_RELAXED);
 }
@@ -1038,6 +1155,7 @@ void forkChild() {
   unlockAllShards();
   DumpSeq = 0;
   PatternDumps = 0;
+  PendingTermination = 0;
   WriteErrorReported = false;
   NameTakenReported = false;
   __atomic_store_n(&G.PendingDump, 0u, __ATOMIC_RELAXED);
@@ -1195,13 +1313,15 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   storeRelaxed(&G.CompactChunks, !Exact);
   storeRelaxed(&G.LayoutChosen, true);
   pthread_atfork(forkPrepare, forkParent, forkChild);
+  if (G.Opts.DumpOnTerminate && G.Opts.DumpAtExit)
+    installTerminationHandlers();
   if (G.Opts.DumpSignal) {
     struct sigaction Act;
     memset(&Act, 0, sizeof(Act));
     Act.sa_handler = dumpSignalHandler;
     Act.sa_flags = SA_RESTART;
     sigemptyset(&Act.sa_mask);
-    if (sigaction(G.Opts.DumpSignal, &Act, nullptr) != 0) {
+    if (__sigaction(G.Opts.DumpSignal, &Act, nullptr) != 0) {
       Line L;
       L.add("memprof: warning: cannot install the dump signal handler: ")
           .addErrno(errno);
@@ -1268,6 +1388,8 @@ void serviceDumpRequest() {
   }
   int SavedErrno = errno; // the allocation that runs the dump must not see it
   dumpLocked(false);
+  if (int Sig = __atomic_exchange_n(&PendingTermination, 0, __ATOMIC_RELAXED))
+    dieBySignal(Sig); // a termination signal that came inside runtime code
   DumpMutex.unlock();
   errno = SavedErrno;
 }
@@ -1318,6 +1440,33 @@ MEMPROF_EXPORT void *dlopen(const char *File, int Mode) {
   if (!F)
     return nullptr;
   [[clang::musttail]] return F(File, Mode);
+}
+
+/// sigaction and signal: the runtime's termination handlers stand for the
+/// default disposition. They are reported as SIG_DFL, so that a program
+/// that installs its own handler only where it finds the default (Python's
+/// SIGINT handler, which raises KeyboardInterrupt) still does, and asking
+/// for SIG_DFL keeps them (Python restores the default before it ends
+/// itself with SIGINT). Any other handler replaces them, as without the
+/// runtime.
+MEMPROF_EXPORT int sigaction(int Sig, const struct sigaction *__restrict Act,
+                             struct sigaction *__restrict Old) noexcept {
+  return programSigaction(Sig, Act, Old);
+}
+
+/// glibc's signal: BSD semantics (SA_RESTART, the signal blocked in its
+/// handler), through the runtime's sigaction.
+MEMPROF_EXPORT __sighandler_t signal(int Sig, __sighandler_t Handler) noexcept {
+  struct sigaction Act, Old;
+  memset(&Act, 0, sizeof(Act));
+  Act.sa_handler = Handler;
+  Act.sa_flags = SA_RESTART;
+  sigemptyset(&Act.sa_mask);
+  if (Sig > 0 && Sig < NSIG)
+    sigaddset(&Act.sa_mask, Sig);
+  if (programSigaction(Sig, &Act, &Old) != 0)
+    return SIG_ERR;
+  return Old.sa_handler;
 }
 
 MEMPROF_EXPORT int memprof_reset(void) {

@@ -106,6 +106,9 @@ struct Options {
   /// 1: every block owns its 64-byte granules (exact access counts); 0:
   /// compact chunks; -1: decided at start (docs/runtime.md).
   int ExactGranules;
+  /// SIGINT, SIGTERM and SIGHUP with the default disposition dump, then end
+  /// the process by the same signal.
+  bool DumpOnTerminate;
 };
 
 struct GlobalState {
