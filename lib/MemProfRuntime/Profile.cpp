@@ -255,6 +255,8 @@ const char *findEnv(char **Envp, const char *Name) {
   return nullptr;
 }
 
+void anchorPattern(char *P);
+
 void readEnvironment(char **Envp) {
   const char *Opts = findEnv(Envp, OptionsVar);
   const char *Path = findEnv(Envp, PathVar);
@@ -288,9 +290,41 @@ void readEnvironment(char **Envp) {
       memcpy(Pattern, Path, stringLength(Path) + 1);
     }
   }
+  int SavedErrno = errno;
+  anchorPattern(Pattern);
+  errno = SavedErrno;
 }
 
 //===-- Output paths ------------------------------------------------------===//
+
+/// Makes the pattern \p P (MaxPathBytes) absolute against the working
+/// directory now, so that a program that changes directory still writes
+/// where it was started (or where memprof_set_output_path was called). A
+/// '%' of the directory is doubled; a result too long, or a directory that
+/// cannot be named, leaves \p P relative.
+void anchorPattern(char *P) {
+  if (P[0] == '/')
+    return;
+  char Cwd[MaxPathBytes];
+  if (!getcwd(Cwd, sizeof(Cwd)) || Cwd[0] != '/')
+    return;
+  char Out[MaxPathBytes];
+  size_t N = 0;
+  for (const char *C = Cwd; *C; ++C) {
+    if (N + 3 >= sizeof(Out))
+      return;
+    if (*C == '%')
+      Out[N++] = '%';
+    Out[N++] = *C;
+  }
+  if (N > 1) // not the root
+    Out[N++] = '/';
+  size_t PN = stringLength(P);
+  if (N + PN + 1 > sizeof(Out))
+    return;
+  memcpy(Out + N, P, PN + 1);
+  memcpy(P, Out, N + PN + 1);
+}
 
 /// Writes \p Lead and the decimal digits of \p V to \p Out (room for 22
 /// bytes); returns the length.
@@ -1491,11 +1525,16 @@ MEMPROF_EXPORT int memprof_set_output_path(const char *NewPattern) {
     warn(L);
     return -1;
   }
+  char Anchored[MaxPathBytes];
+  memcpy(Anchored, NewPattern, stringLength(NewPattern) + 1);
+  int SavedErrno = errno;
+  anchorPattern(Anchored);
+  errno = SavedErrno;
   ScopedTicketLock Guard(DumpMutex);
-  size_t N = stringLength(NewPattern);
-  if (stringsEqual(Pattern, NewPattern, stringLength(Pattern)))
+  size_t N = stringLength(Anchored);
+  if (stringLength(Pattern) == N && stringsEqual(Pattern, Anchored, N))
     return 0; // the same pattern: numbering and reporting continue
-  memcpy(Pattern, NewPattern, N + 1);
+  memcpy(Pattern, Anchored, N + 1);
   PatternDumps = 0;
   WriteErrorReported = false;
   NameTakenReported = false;

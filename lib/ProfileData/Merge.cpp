@@ -34,7 +34,52 @@ void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
   }
 }
 
-const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
+namespace {
+const char *const NoBinaryReason = "no binary with this build id";
+
+/// The --profiled-binary files whose build id is no module of \p Modules,
+/// as "path (build id)", comma-separated; empty if none.
+std::string unmatchedBinaries(const BinaryLocator *L,
+                              const std::set<std::string> &Modules) {
+  std::string Out;
+  if (!L)
+    return Out;
+  for (const auto &[Path, Id] : L->profiledBinaries())
+    if (!Modules.count(Id))
+      Out += (Out.empty() ? "" : ", ") + Path + " (" + buildIdToHex(Id) + ")";
+  return Out;
+}
+} // namespace
+
+std::vector<std::string> ProfileMerger::symbolizationWarnings() const {
+  std::vector<std::string> W;
+  if (Stats.RawInputs && Locator) {
+    std::string Missing;
+    for (const auto &[Hex, U] : Stats.Unsymbolized)
+      if (U.Reason == NoBinaryReason && !Hex.empty())
+        Missing += (Missing.empty() ? "" : ", ") + Hex;
+    for (const auto &[Path, Id] : Locator->profiledBinaries())
+      if (!Stats.InputModules.count(Id))
+        W.push_back(Path + ": matches no module of the raw inputs: its build "
+                    "id is " + buildIdToHex(Id) +
+                    (Missing.empty()
+                         ? std::string()
+                         : ", and the modules no binary was found for are " +
+                               Missing) +
+                    " (was it rebuilt after the profiled run? give the binary "
+                    "that ran)");
+  }
+  if (Stats.ContextsCut)
+    W.push_back((Twine(Stats.ContextsCut) +
+                 " contexts cut at an address outside every executable "
+                 "segment: their stack walk left the code there (a frame "
+                 "pointer read in code built without them, or JIT code), so "
+                 "that address and the frames after it are not kept")
+                    .str());
+  return W;
+}
+
+const PCSymbols *ProfileMerger::symbolizePC(bool &Outside, const RawProfile &P,
                                             ArrayRef<size_t> SortedSegs,
                                             uint64_t PC) {
   // The segment with Start < PC <= End (LLVM's bounds: PCs are return
@@ -55,6 +100,7 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
     if (It - I > 64)
       break;
   }
+  Outside = !Seg;
   if (!Seg) {
     ++Stats.OutsideSegmentPCs;
     return nullptr;
@@ -80,7 +126,7 @@ const PCSymbols *ProfileMerger::symbolizePC(const RawProfile &P,
     ++U.PCs;
     U.Reason = Seg->BuildId.empty()
                    ? "the module has no build id, so no binary can match it"
-                   : "no binary with this build id";
+                   : NoBinaryReason;
     return nullptr;
   }
   uint64_t Addr = M->toBinaryAddress(*Seg, PC);
@@ -117,7 +163,10 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   struct LocalPC {
     const PCSymbols *S = nullptr;
     const SmallVector<FrameId, 2> *Ids = nullptr;
+    bool Outside = false;
   };
+  for (const SegmentInfo &S : P.Segments)
+    Stats.InputModules.insert(S.BuildId);
   std::unordered_map<uint64_t, LocalPC> Local;
   const bool KeepRawEntries = Stats.RawInputs == 1 && Contexts.empty() &&
                               Stats.IndexedInputs == 0;
@@ -140,7 +189,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     for (uint64_t PC : SI->second) {
       auto [LI, New] = Local.try_emplace(PC);
       if (New) {
-        LI->second.S = symbolizePC(P, Sorted, PC);
+        LI->second.S = symbolizePC(LI->second.Outside, P, Sorted, PC);
         if (LI->second.S && LI->second.S->Status == PCSymbols::Ok) {
           auto [FI, NewIds] = FrameIds.try_emplace(LI->second.S);
           if (NewIds)
@@ -150,6 +199,13 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
         }
       }
       const PCSymbols *S = LI->second.S;
+      if (LI->second.Outside) {
+        // No return address lies outside the code: the walk went wrong here
+        // (a frame pointer through code built without them), so this and
+        // everything after it is not the context.
+        ++Stats.ContextsCut;
+        break;
+      }
       if (!S)
         continue;
       if (S->Status == PCSymbols::Runtime) {
@@ -204,9 +260,19 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     if (!NoDebug.empty())
       Msg += "; no debug info for the profiled addresses in " + NoDebug +
              " (compile with -gmlt -fdebug-info-for-profiling, or -g)";
-    if (!Missing.empty())
-      Msg += "; no binary was found for build ids " + Missing +
-             " (give --profiled-binary or --debug-dir)";
+    if (!Missing.empty()) {
+      Msg += "; no binary was found for build ids " + Missing;
+      std::set<std::string> Mine;
+      for (const SegmentInfo &S : P.Segments)
+        Mine.insert(S.BuildId);
+      std::string Other = unmatchedBinaries(Locator, Mine);
+      Msg += Other.empty()
+                 ? " (give --profiled-binary or --debug-dir)"
+                 : " (the --profiled-binary files given have other build ids: " +
+                       Other +
+                       "; was the program rebuilt after it ran? give the "
+                       "binary that ran)";
+    }
     return makeError(ErrorCode::Symbolization, Msg);
   }
   return Error::success();

@@ -376,15 +376,41 @@ void printTotals(raw_ostream &OS, StringRef Label, const ClassTotals &T,
 
 } // namespace
 
+/// What the header says of one input: "raw, symbolized" or "indexed, ...".
+static std::string inputKind(const ReportInput &I) {
+  if (I.Raw)
+    return "raw, symbolized";
+  return ("indexed, MemProf V" + Twine(I.MemProfVersion) + ", " +
+          schemaText(I.Schema) + ", names: " + I.Names)
+      .str();
+}
+
 void printReportText(const Report &R, raw_ostream &OS) {
-  for (const ReportInput &I : R.Inputs) {
-    OS << "Profile " << I.Path << ": ";
-    if (I.Raw)
-      OS << "raw, symbolized";
-    else
-      OS << "indexed, MemProf V" << I.MemProfVersion << ", "
-         << schemaText(I.Schema) << ", names: " << I.Names;
-    OS << "\n";
+  if (R.Inputs.size() == 1) {
+    OS << "Profile " << R.Inputs[0].Path << ": " << inputKind(R.Inputs[0])
+       << "\n";
+  } else {
+    // One header for any number of inputs: a line per kind, in the order
+    // the kinds first appear, naming at most three of its files.
+    OS << "Profiles: " << R.Inputs.size() << " inputs\n";
+    std::vector<std::pair<std::string, std::vector<StringRef>>> Kinds;
+    for (const ReportInput &I : R.Inputs) {
+      std::string K = inputKind(I);
+      auto It = llvm::find_if(Kinds, [&](const auto &P) { return P.first == K; });
+      if (It == Kinds.end()) {
+        Kinds.push_back({K, {}});
+        It = std::prev(Kinds.end());
+      }
+      It->second.push_back(I.Path);
+    }
+    for (const auto &[K, Paths] : Kinds) {
+      OS << "  " << Paths.size() << " " << K << ": ";
+      for (size_t I = 0; I < Paths.size() && I < 3; ++I)
+        OS << (I ? ", " : "") << Paths[I];
+      if (Paths.size() > 3)
+        OS << " and " << (Paths.size() - 3) << " more";
+      OS << "\n";
+    }
   }
   const ReportSummary &S = R.Summary;
   OS << "\nSummary\n";
@@ -935,6 +961,8 @@ Expected<Report> ReportLoader::build(const ReportOptions &Opts) {
 std::vector<std::string> ReportLoader::notes() const {
   std::vector<std::string> N = Locator->notes();
   N.insert(N.end(), BinaryNotes.begin(), BinaryNotes.end());
+  std::vector<std::string> W = Merger->symbolizationWarnings();
+  N.insert(N.end(), W.begin(), W.end());
   return N;
 }
 

@@ -66,6 +66,13 @@ bool isRuntimeSourceFile(StringRef Path) {
          Name == "memprof_interceptors.cpp" || Name == "memprof_new_delete.cpp";
 }
 
+/// A function of memprof's own runtime (namespace memprof::rt): never a
+/// frame of a context, in either mode (linked in or preloaded).
+bool isOwnRuntimeFunction(StringRef LinkageName) {
+  return LinkageName.starts_with("_ZN7memprof2rt") ||
+         LinkageName.starts_with("_ZNK7memprof2rt");
+}
+
 /// Allocation entry points and internals of the profiler runtime, as they
 /// appear in a symbol table. Used only for addresses without DWARF, and in
 /// every module, the C library included: a frame in libc's own malloc can
@@ -86,7 +93,9 @@ bool isRuntimeSymbol(StringRef Name) {
       "__memprof", "__sanitizer",
       // C++ internals of the runtime: namespaces __memprof and __sanitizer.
       "_ZN9__memprof", "_ZNK9__memprof", "_ZN11__sanitizer",
-      "_ZNK11__sanitizer"};
+      "_ZNK11__sanitizer",
+      // memprof's own runtime (lib/MemProfRuntime): namespace memprof::rt.
+      "_ZN7memprof2rt", "_ZNK7memprof2rt"};
   for (const char *P : Prefixes)
     if (Name.starts_with(P))
       return true;
@@ -763,7 +772,8 @@ PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
       /*UseSymbolTable=*/false);
   const uint32_t NumFrames = Info.getNumberOfFrames();
   if (NumFrames > 0 && Info.getFrame(0).FunctionName != DILineInfo::BadString) {
-    if (isRuntimeSourceFile(Info.getFrame(0).FileName)) {
+    if (isRuntimeSourceFile(Info.getFrame(0).FileName) ||
+        isOwnRuntimeFunction(Info.getFrame(0).FunctionName)) {
       R.Status = PCSymbols::Runtime;
       return R;
     }
@@ -894,6 +904,7 @@ struct ElfBinaryLocator::Impl {
   std::map<std::string, std::vector<std::string>> ScanIndex; // id -> paths
   StringSet<> Tried; // (path, build id) pairs already opened
   std::vector<std::string> ProfiledOrder; // build ids, as given
+  std::vector<std::pair<std::string, std::string>> ProfiledPaths; // all given
 
   /// Registers a profiled binary; fails on a repeated build id.
   Error addProfiled(Expected<std::unique_ptr<ElfModule>> MOr);
@@ -999,12 +1010,28 @@ Error ElfBinaryLocator::Impl::addProfiled(
     return MOr.takeError();
   ElfModule *M = MOr->get();
   auto [It, New] = Profiled.try_emplace(std::string(M->buildId()), M);
-  if (!New)
-    return makeError(ErrorCode::Symbolization,
-                     M->path() + ": duplicate profiled binary build id " +
-                         buildIdToHex(M->buildId()) + " (also " +
-                         It->second->path() + ")");
+  if (!New) {
+    // The same build, twice (a stripped copy and the one with debug info):
+    // the one with DWARF symbolizes better.
+    ElfModule *Kept = It->second;
+    if (M->hasDwarf() && !Kept->hasDwarf())
+      It->second = M;
+    ElfModule *Used = It->second;
+    ElfModule *Other = Used == M ? Kept : M;
+    Notes.push_back((Other->path() + ": the same build id as " + Used->path() +
+                     " (" + buildIdToHex(M->buildId()) + "); using " +
+                     Used->path() +
+                     (Used->hasDwarf() && !Other->hasDwarf()
+                          ? ", which has debug info"
+                          : ", given first"))
+                        .str());
+    Tried.insert(M->path().str() + '\0' + std::string(M->buildId()));
+    ProfiledPaths.push_back({M->path().str(), std::string(M->buildId())});
+    Owned.push_back(std::move(*MOr));
+    return Error::success();
+  }
   ProfiledOrder.push_back(std::string(M->buildId()));
+  ProfiledPaths.push_back({M->path().str(), std::string(M->buildId())});
   Tried.insert(M->path().str() + '\0' + std::string(M->buildId()));
   Owned.push_back(std::move(*MOr));
   return Error::success();
@@ -1037,6 +1064,11 @@ ElfBinaryLocator::create(std::vector<std::unique_ptr<MemoryBuffer>> Binaries,
 
 std::vector<std::string> ElfBinaryLocator::profiledBuildIds() const {
   return P->ProfiledOrder;
+}
+
+std::vector<std::pair<std::string, std::string>>
+ElfBinaryLocator::profiledBinaries() const {
+  return P->ProfiledPaths;
 }
 
 Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {

@@ -8,6 +8,9 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ErrorHandling.h"
+#include "llvm/Config/llvm-config.h"
+#include "memprof/format/IndexedFormat.h"
+#include "memprof/format/RawProfileFormat.h"
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
@@ -85,7 +88,43 @@ void error(StringRef File, Error E) {
 
 void warning(StringRef File, const Twine &Msg) { print("warning", File, Msg); }
 
+std::string versionText() {
+  std::string S;
+  raw_string_ostream OS(S);
+  OS << ToolName << " (memprof " << MEMPROF_VERSION << ", built with LLVM "
+     << LLVM_VERSION_STRING << ")\n"
+     << "  reads:  raw MemProf profiles v" << raw::RawVersionMin << "-v"
+     << raw::RawVersionMax << "; indexed profiles up to v"
+     << indexed::VersionMax << " with MemProf sections V"
+     << indexed::MemProfVersionMin << "-V" << indexed::MemProfVersionMax
+     << "\n"
+     << "  writes: ";
+  if (ToolName == "memprof-show") {
+    OS << "reports (text, JSON, YAML), no profiles";
+    return S;
+  }
+  OS << "indexed profile v" << indexed::VersionWritten
+     << ", MemProf section V" << indexed::MemProfVersionMin << "-V"
+     << indexed::MemProfVersionMax << " (default V"
+     << indexed::MemProfVersionDefault
+     << "), memprof's names extension after LLVM's bytes";
+  return S;
+}
+
 bool parseCommandLine(CLI::App &App, int argc, char **argv) {
+  App.set_version_flag("--version", versionText(),
+                       "Print the version, LLVM's and the formats read and "
+                       "written, and exit");
+  // Unsigned options take whole numbers: "-1" must not wrap to 2^64 - 1.
+  for (CLI::Option *O : App.get_options())
+    if (O->get_type_name() == "UINT")
+      O->check(CLI::Validator(
+          [](std::string &V) -> std::string {
+            if (V.empty() || V.find_first_not_of("0123456789") != V.npos)
+              return "'" + V + "' is not a whole number (0 or more)";
+            return std::string();
+          },
+          "", "UINT"));
   try {
     App.parse(argc, argv);
   } catch (const CLI::ParseError &E) {

@@ -188,7 +188,8 @@ int main(int argc, char **argv) {
                  "kept; repeatable")
       ->allow_extra_args(false)
       ->type_name("W,FILE");
-  App.add_option("-o,--output", Output, "Output indexed profile")->required();
+  App.add_option("-o,--output", Output,
+                 "Output indexed profile (required)");
   App.add_option("--profiled-binary", Binaries,
                  "A binary of the profiled process (main program or shared "
                  "library); repeat for each module")
@@ -268,7 +269,10 @@ int main(int argc, char **argv) {
     if (Error E = tool::readInputList(L, Inputs, Weights))
       tool::fatal(L, std::move(E));
   if (Inputs.empty())
-    tool::fatal("", "no input files; give profiles or --input-files");
+    tool::fatal("", "no input files; give profiles, --weighted-input or "
+                    "--input-files (see --help)");
+  if (Output.empty())
+    tool::fatal("", "no output file; give -o FILE (see --help)");
   for (const std::string &I : Inputs)
     if (tool::sameFile(I, Output))
       tool::fatal(I, "the output would overwrite this input; choose another -o");
@@ -353,6 +357,8 @@ int main(int argc, char **argv) {
                           (Hex.empty() ? std::string("a module without build id")
                                        : "module " + Hex) +
                           ": " + U.Reason);
+  for (const std::string &W : Merger.symbolizationWarnings())
+    tool::warning("", W);
   if (St.OutsideSegmentPCs)
     tool::warning("", Twine(St.OutsideSegmentPCs) +
                           " addresses not symbolized: outside every executable "
@@ -400,6 +406,19 @@ int main(int argc, char **argv) {
   }
   reportSaturatedSites(Merged, FullSchema ? fullSchema() : hotColdSchema(),
                        Merger.names());
+  if (!FullSchema && !Quiet) {
+    // The hot/cold schema stores no access counts: say so once when the
+    // inputs have some (a program built with the pass).
+    bool Accesses = false;
+    for (const auto &R : Merged.Records)
+      for (const IndexedAllocSite &A : R.second.AllocSites)
+        Accesses |= A.Info.TotalAccessCount != 0;
+    if (Accesses)
+      tool::note("the inputs hold access counts, which LLVM's default "
+                 "hot/cold schema does not store (clang needs only its "
+                 "densities); --memprof-full-schema keeps them for "
+                 "memprof-show --sort=accesses");
+  }
   if (Error E = tool::writeFileAtomically(Output, StringRef(Bytes.data(), Bytes.size())))
     tool::fatal(Output, std::move(E));
   std::string NamesNote;

@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
                "inputs are merged as memprof-merge merges them.",
                "memprof-show"};
   std::vector<std::string> Inputs, Binaries, DebugDirs, Functions;
-  std::string Sort = "bytes", Format = "text";
+  std::string Sort = "bytes", Format = "text", Output;
   size_t Top = 10;
   bool Reverse = false, NoNames = false;
   App.add_option("inputs", Inputs, "Raw or indexed profiles")->required();
@@ -51,10 +51,18 @@ int main(int argc, char **argv) {
                  "A directory searched by build id for raw inputs' binaries; "
                  "repeatable")
       ->type_name("DIR");
+  App.add_option("-o,--output", Output,
+                 "Write the report to this file (replaced whole, or left as "
+                 "it was on error) instead of standard output")
+      ->type_name("FILE");
   App.add_flag("--no-names", NoNames,
                "Ignore the names extension of indexed inputs");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
+
+  for (const std::string &I : Inputs)
+    if (!Output.empty() && tool::sameFile(I, Output))
+      tool::fatal(I, "the output would overwrite this input; choose another -o");
 
   auto L = ReportLoader::create(Binaries, DebugDirs, NoNames);
   if (!L)
@@ -77,12 +85,20 @@ int main(int argc, char **argv) {
   for (const std::string &N : (*L)->notes())
     tool::warning("", N);
 
+  std::string Text;
+  raw_string_ostream File(Text);
+  raw_ostream &OS = Output.empty() ? static_cast<raw_ostream &>(outs()) : File;
   if (Format == "json")
-    printReportJSON(*R, outs());
+    printReportJSON(*R, OS);
   else if (Format == "yaml")
-    printReportYAML(*R, outs());
+    printReportYAML(*R, OS);
   else
-    printReportText(*R, outs());
-  tool::finishStdout();
+    printReportText(*R, OS);
+  if (Output.empty()) {
+    tool::finishStdout();
+    return 0;
+  }
+  if (Error E = tool::writeFileAtomically(Output, Text))
+    tool::fatal(Output, std::move(E));
   return 0;
 }

@@ -651,18 +651,41 @@ TEST(ElfBinaryLocator, Errors) {
                      ErrorCode::Symbolization);
   expectLocatorError({input("scan-dir/broken.elf")}, "malformed",
                      ErrorCode::Symbolization);
-  // sym-stripped is sym-pie without DWARF: the same build id.
   BinaryFacts Facts = readFacts(input("sym-pie"));
-  expectLocatorError({input("sym-pie"), input("sym-stripped")},
-                     "duplicate profiled binary build id " +
-                         buildIdToHex(Facts.BuildId) + " (also " +
-                         input("sym-pie") + ")",
-                     ErrorCode::Symbolization);
   // Different ids are fine.
   auto L = makeLocator({input("sym-pie"), input("sym-nopie")}, {});
   ASSERT_TRUE(L);
   EXPECT_NE(findModule(*L, Facts.BuildId), nullptr);
   EXPECT_NE(findModule(*L, readFacts(input("sym-nopie")).BuildId), nullptr);
+}
+
+// sym-stripped is sym-pie without DWARF: the same build id. Given both, in
+// either order, the locator uses the copy with debug info and says so.
+TEST(ElfBinaryLocator, SameBuildIdPrefersDebugInfo) {
+  BinaryFacts Facts = readFacts(input("sym-pie"));
+  const auto *Make = Facts.func("_Z10makeBufferm");
+  ASSERT_NE(Make, nullptr);
+  for (bool StrippedFirst : {false, true}) {
+    SCOPED_TRACE(StrippedFirst ? "stripped first" : "debug first");
+    std::vector<std::string> Bins = {input("sym-pie"), input("sym-stripped")};
+    if (StrippedFirst)
+      std::swap(Bins[0], Bins[1]);
+    auto L = ElfBinaryLocator::create(Bins, {});
+    ASSERT_TRUE(bool(L)) << toString(L.takeError());
+    ModuleSymbolizer *M = findModule(**L, Facts.BuildId);
+    ASSERT_NE(M, nullptr);
+    EXPECT_EQ(M->path(), input("sym-pie"));
+    // DWARF: a line offset and a file, which the symbol table lacks.
+    PCSymbols R = M->symbolize(Make->Addr + 8);
+    ASSERT_EQ(R.Status, PCSymbols::Ok);
+    EXPECT_FALSE(R.Frames.back().FileName.empty());
+    ASSERT_EQ((*L)->notes().size(), 1u);
+    EXPECT_EQ((*L)->notes()[0],
+              input("sym-stripped") + ": the same build id as " +
+                  input("sym-pie") + " (" + buildIdToHex(Facts.BuildId) +
+                  "); using " + input("sym-pie") + ", which has debug info");
+    EXPECT_EQ((*L)->profiledBinaries().size(), 2u);
+  }
 }
 
 /// Copies \p Src, overwrites random bytes inside [Begin, End) and writes it

@@ -17,6 +17,7 @@
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include <map>
+#include <set>
 #include <string>
 
 namespace memprof {
@@ -39,6 +40,12 @@ struct MergeStats {
   std::map<std::string, UnsymbolizedModule> Unsymbolized;
   /// Distinct addresses outside every executable segment of their profile.
   uint64_t OutsideSegmentPCs = 0;
+  /// Contexts cut at such an address: the walk that recorded them left the
+  /// code there (a saved frame pointer through code built without them), so
+  /// that address and every frame after it are dropped.
+  uint64_t ContextsCut = 0;
+  /// The build ids (raw bytes) of every module of every raw input.
+  std::set<std::string> InputModules;
   uint64_t DistinctPCsSymbolized = 0;
   /// Every module a PC fell into, by build id in hex: the file that
   /// symbolized it, or "" when no binary was found.
@@ -111,6 +118,11 @@ public:
   IndexedMemProf build(RecordOrder Order) const;
 
   const MergeStats &stats() const { return Stats; }
+  /// Warnings about what the merge made of the profiled binaries and the
+  /// raw inputs' stacks, one line each, for the tools to print: binaries
+  /// that match no module of any raw input (rebuilt since the run?), and
+  /// contexts cut where their stack walk left the code.
+  std::vector<std::string> symbolizationWarnings() const;
   size_t numContexts() const { return Contexts.size(); }
 
   /// Names of every function and frame symbolized or read so far. Where
@@ -145,7 +157,8 @@ private:
                   uint32_t Known);
   IndexedMemProf buildLLVMExact() const;
   void observeFrame(const SymbolizedFrame &SF, llvm::StringRef BuildId);
-  const PCSymbols *symbolizePC(const RawProfile &P,
+  /// Sets \p Outside when \p PC lies in no segment of \p P.
+  const PCSymbols *symbolizePC(bool &Outside, const RawProfile &P,
                                llvm::ArrayRef<size_t> SortedSegs, uint64_t PC);
 
   BinaryLocator *Locator;

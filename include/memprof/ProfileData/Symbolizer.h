@@ -75,6 +75,12 @@ public:
   /// The symbolizer of the module with this build id (raw bytes), or null if
   /// no binary has it. The locator owns the result.
   virtual llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) = 0;
+  /// The binaries the user named (path, raw build id), in the order given;
+  /// none by default.
+  virtual std::vector<std::pair<std::string, std::string>>
+  profiledBinaries() const {
+    return {};
+  }
 };
 
 /// ELF binaries: the --profiled-binary files (indexed by their build ids up
@@ -82,8 +88,9 @@ public:
 /// `.build-id/ab/cdef….debug` layout, then by scanning the ELF files there.
 class ElfBinaryLocator : public BinaryLocator {
 public:
-  /// Fails on a profiled binary that is missing, not ELF, not x86-64, has no
-  /// build id, or repeats another's build id.
+  /// Fails on a profiled binary that is missing, not ELF, not x86-64 or has
+  /// no build id. Of two with one build id (a stripped copy and one with
+  /// debug info), the one with DWARF is used, with a note.
   static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
   create(const std::vector<std::string> &ProfiledBinaries,
          const std::vector<std::string> &SearchDirs);
@@ -102,6 +109,8 @@ public:
 
   /// The build ids (raw bytes) of the profiled binaries, in the order given.
   std::vector<std::string> profiledBuildIds() const;
+  std::vector<std::pair<std::string, std::string>>
+  profiledBinaries() const override;
 
 private:
   ElfBinaryLocator();
