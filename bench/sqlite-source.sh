@@ -2,8 +2,8 @@
 # SQLite's amalgamation for the benchmarks, from Debian's sqlite3 source
 # package: makes WORK/sqlite (sqlite3.c, sqlite3.h, test/speedtest1.c) unless
 # it is there already, built from the package's orig tarball, and prints
-# that tarball's name. Installs what it needs from Debian (tcl, make, xz and
-# a deb-src entry for bookworm main if none is configured).
+# that tarball's name. Installs what it needs from Debian (tcl, make, xz, and
+# through deb-src.sh a deb-src entry for bookworm main if none is configured).
 #
 #   bench/sqlite-source.sh WORK
 #
@@ -29,18 +29,7 @@ if [ "${#need[@]}" -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-SRCLIST=/etc/apt/sources.list.d/debian-src.sources
-if [ ! -e "$SRCLIST" ]; then
-  log "adding $SRCLIST (deb-src for bookworm main)"
-  $SUDO tee "$SRCLIST" >/dev/null <<'EOF'
-Types: deb-src
-URIs: http://deb.debian.org/debian
-Suites: bookworm
-Components: main
-Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
-EOF
-  $SUDO apt-get update -qq
-fi
+bash "$(dirname "$0")/deb-src.sh"
 
 mkdir -p "$WORK/src"
 orig() { # the full tree, not the -www (documentation) tarball
