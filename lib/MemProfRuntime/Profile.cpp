@@ -1438,7 +1438,9 @@ MEMPROF_EXPORT int memprof_dump(void) { return apiDump(false); }
 MEMPROF_EXPORT int memprof_dump_and_reset(void) { return apiDump(true); }
 
 /// dlclose: the library's executable segments are kept for later dumps, so
-/// frames in a library unloaded before the dump still symbolize.
+/// frames in a library unloaded before the dump still symbolize. The call
+/// goes on as a tail call, so that no frame of the runtime stands between
+/// an allocation a library's destructor makes and the program's caller.
 MEMPROF_EXPORT int dlclose(void *Handle) {
   using DlcloseFn = int (*)(void *);
   static DlcloseFn Real;
@@ -1447,7 +1449,9 @@ MEMPROF_EXPORT int dlclose(void *Handle) {
     RuntimeScope Scope; // dlinfo and dl_iterate_phdr may allocate
     retainModule(Handle);
   }
-  return F ? F(Handle) : -1;
+  if (!F)
+    return -1;
+  [[clang::musttail]] return F(Handle);
 }
 
 /// dlopen: a library opened with RTLD_DEEPBIND binds its own calls to malloc
