@@ -1119,15 +1119,13 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
 void resolveGlibcUsableSize() {
   if (loadAcquire(&RealUsableSize))
     return;
-  RuntimeScope Scope; // dlopen and dlsym may allocate
-  void *Libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-  void *F = Libc ? dlsym(Libc, "malloc_usable_size") : nullptr;
-  storeRelease(&RealUsableSize, reinterpret_cast<UsableSizeFn>(F));
+  RuntimeScope Scope; // dlopen may allocate
+  if (void *Libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD))
+    lookupOnce(RealUsableSize, Libc, "malloc_usable_size");
 }
 
 size_t glibcUsableSize(void *P) {
-  if (!loadAcquire(&RealUsableSize))
-    resolveGlibcUsableSize();
+  resolveGlibcUsableSize();
   UsableSizeFn F = loadAcquire(&RealUsableSize);
   return F ? F(P) : 0;
 }

@@ -151,15 +151,8 @@ namespace {
 /// inactive copy's free_sized: glibc before 2.39 has no free_sized to go
 /// on to.
 void processFree(void *P) {
-  using FreeFn = void (*)(void *);
-  static FreeFn First;
-  FreeFn F = loadAcquire(&First);
-  if (!F) {
-    RuntimeScope Scope; // dlsym may allocate
-    F = reinterpret_cast<FreeFn>(dlsym(RTLD_DEFAULT, "free"));
-    storeRelease(&First, F);
-  }
-  if (F)
+  static decltype(&free) First;
+  if (auto F = lookupOnce(First, RTLD_DEFAULT, "free"))
     F(P);
 }
 } // namespace

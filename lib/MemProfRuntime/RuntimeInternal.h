@@ -184,17 +184,24 @@ private:
   uint8_t Saved;
 };
 
+/// What dlsym finds for \p Name through \p Handle, looked up once and kept
+/// in \p Cache; nullptr if nothing is found.
+template <typename Fn>
+Fn lookupOnce(Fn &Cache, void *Handle, const char *Name) {
+  Fn F = loadAcquire(&Cache);
+  if (!F) {
+    RuntimeScope Scope; // dlsym may allocate
+    F = reinterpret_cast<Fn>(dlsym(Handle, Name));
+    storeRelease(&Cache, F);
+  }
+  return F;
+}
+
 /// The next definition of \p Name after this library (glibc's, for the
 /// functions the runtime replaces), looked up once and kept in \p Cache;
 /// nullptr if there is none.
 template <typename Fn> Fn nextDefinition(Fn &Cache, const char *Name) {
-  Fn F = loadAcquire(&Cache);
-  if (!F) {
-    RuntimeScope Scope; // dlsym may allocate
-    F = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, Name));
-    storeRelease(&Cache, F);
-  }
-  return F;
+  return lookupOnce(Cache, RTLD_NEXT, Name);
 }
 
 /// True in libmemprof_rt.so (PreloadLibrary.cpp's definition), false (this

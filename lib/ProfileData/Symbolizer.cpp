@@ -93,13 +93,11 @@ bool isRuntimeSymbol(StringRef Name) {
       "__memprof", "__sanitizer",
       // C++ internals of the runtime: namespaces __memprof and __sanitizer.
       "_ZN9__memprof", "_ZNK9__memprof", "_ZN11__sanitizer",
-      "_ZNK11__sanitizer",
-      // memprof's own runtime (lib/MemProfRuntime): namespace memprof::rt.
-      "_ZN7memprof2rt", "_ZNK7memprof2rt"};
+      "_ZNK11__sanitizer"};
   for (const char *P : Prefixes)
     if (Name.starts_with(P))
       return true;
-  return false;
+  return isOwnRuntimeFunction(Name);
 }
 
 /// Collects recoverable problems of one file, bounded.

@@ -28,8 +28,12 @@ namespace memprof {
 namespace tool {
 
 static std::string ToolName = "memprof";
+static std::string ToolWrites;
 
-void setToolName(StringRef Name) { ToolName = Name.str(); }
+void setToolName(StringRef Name, StringRef Writes) {
+  ToolName = Name.str();
+  ToolWrites = Writes.str();
+}
 
 // The message is built once, up front: when memory runs out, nothing may be
 // allocated to report it.
@@ -99,8 +103,8 @@ std::string versionText() {
      << indexed::MemProfVersionMin << "-V" << indexed::MemProfVersionMax
      << "\n"
      << "  writes: ";
-  if (ToolName == "memprof-show") {
-    OS << "reports (text, JSON, YAML), no profiles";
+  if (!ToolWrites.empty()) {
+    OS << ToolWrites;
     return S;
   }
   OS << "indexed profile v" << indexed::VersionWritten
@@ -230,6 +234,15 @@ bool sameFile(StringRef A, StringRef B) {
   if (sys::fs::getUniqueID(A, IA) || sys::fs::getUniqueID(B, IB))
     return false;
   return IA == IB;
+}
+
+void refuseOutputOverInputs(const std::vector<std::string> &Inputs,
+                            StringRef Output) {
+  if (Output.empty())
+    return;
+  for (const std::string &I : Inputs)
+    if (sameFile(I, Output))
+      fatal(I, "the output would overwrite this input; choose another -o");
 }
 
 /// Removes "<Path>.tmp-<pid>-<8 characters>" files whose process is gone.

@@ -22,8 +22,9 @@ namespace tool {
 /// then exits 0); otherwise returns true.
 bool parseCommandLine(CLI::App &App, int argc, char **argv);
 
-/// Sets the name printed in front of every diagnostic.
-void setToolName(llvm::StringRef Name);
+/// Sets the name printed in front of every diagnostic, and what --version
+/// says the tool writes (by default, the indexed profile and its versions).
+void setToolName(llvm::StringRef Name, llvm::StringRef Writes = "");
 /// Keeps freed memory for reuse instead of returning it to the system: a
 /// tool runs briefly and its tables grow by doubling, so glibc's defaults
 /// (allocations of 128 KiB and more mmapped afresh and unmapped at free, the
@@ -69,6 +70,10 @@ parseWeightedInput(llvm::StringRef Arg);
 
 /// True if \p A and \p B name the same existing file.
 bool sameFile(llvm::StringRef A, llvm::StringRef B);
+/// Exits with an error naming the first of \p Inputs that \p Output (when
+/// given) names too: writing it would destroy an input.
+void refuseOutputOverInputs(const std::vector<std::string> &Inputs,
+                            llvm::StringRef Output);
 
 /// Writes \p Data to a temporary file beside \p Path and renames it into
 /// place, so \p Path holds either its old content or all of the new. The

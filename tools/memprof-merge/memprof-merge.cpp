@@ -273,9 +273,7 @@ int main(int argc, char **argv) {
                     "--input-files (see --help)");
   if (Output.empty())
     tool::fatal("", "no output file; give -o FILE (see --help)");
-  for (const std::string &I : Inputs)
-    if (tool::sameFile(I, Output))
-      tool::fatal(I, "the output would overwrite this input; choose another -o");
+  tool::refuseOutputOverInputs(Inputs, Output);
 
   // The symbolizer is needed if any input is raw: look at the magic only.
   bool AnyRaw = false;

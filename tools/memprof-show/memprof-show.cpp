@@ -10,7 +10,7 @@ using namespace memprof;
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
-  tool::setToolName("memprof-show");
+  tool::setToolName("memprof-show", "reports (text, JSON, YAML), no profiles");
   tool::tuneAllocator();
   tool::installOutOfMemoryHandler(
       "show fewer or smaller inputs at a time, or raise the memory limit");
@@ -60,9 +60,7 @@ int main(int argc, char **argv) {
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
 
-  for (const std::string &I : Inputs)
-    if (!Output.empty() && tool::sameFile(I, Output))
-      tool::fatal(I, "the output would overwrite this input; choose another -o");
+  tool::refuseOutputOverInputs(Inputs, Output);
 
   auto L = ReportLoader::create(Binaries, DebugDirs, NoNames);
   if (!L)
