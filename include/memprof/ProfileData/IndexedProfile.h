@@ -9,6 +9,7 @@
 #ifndef MEMPROF_PROFILEDATA_INDEXEDPROFILE_H
 #define MEMPROF_PROFILEDATA_INDEXEDPROFILE_H
 
+#include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -45,9 +46,20 @@ MemProfSummary computeSummary(const IndexedMemProf &P);
 /// Counts one new context of block \p M into \p S (spec 2.7).
 void addToSummary(MemProfSummary &S, const MemInfoBlock &M);
 
-/// Serializes \p P as a complete indexed profile into \p Out.
+/// Serializes \p P as a complete indexed profile (MemProf only) into \p Out.
 llvm::Expected<IndexedWriteStats>
 writeIndexedProfile(const IndexedMemProf &P, const IndexedWriterOptions &Opts,
+                    llvm::SmallVectorImpl<char> &Out);
+
+/// Serializes the counters \p Counters and, unless \p MemProf is null, a
+/// MemProf section into \p Out: llvm-profdata 22's bytes for the same
+/// content (spec llvm-instrprof-formats.md section 3). Fails on what the
+/// format cannot hold (a name that is empty, a record with no counters, more
+/// than 255 values in a site, ...).
+llvm::Expected<IndexedWriteStats>
+writeIndexedProfile(const CounterProfile &Counters,
+                    const IndexedMemProf *MemProf,
+                    const IndexedWriterOptions &Opts,
                     llvm::SmallVectorImpl<char> &Out);
 
 struct IndexedProfileInfo {
@@ -55,7 +67,7 @@ struct IndexedProfileInfo {
   uint64_t VariantFlags = 0;   // high bits
   uint64_t MemProfVersion = 0; // 0 when the file has no MemProf section
   MIBSchema Schema;
-  uint64_t NumFunctionRecords = 0; // instrumentation records, not read
+  uint64_t NumFunctionRecords = 0; // entries of the function table
 };
 
 /// True when \p Buffer starts with the indexed-profile magic.
@@ -73,6 +85,13 @@ llvm::Expected<IndexedMemProf> readIndexedProfile(llvm::StringRef Buffer,
 llvm::Expected<IndexedMemProf>
 readIndexedProfile(llvm::StringRef Buffer, IndexedProfileInfo *Info,
                    std::optional<MemProfSummary> *StoredSummary);
+
+/// As above; also decodes the counter half into \p Counters when it is not
+/// null: function records, binary ids, vtable names and temporal traces.
+llvm::Expected<IndexedMemProf>
+readIndexedProfile(llvm::StringRef Buffer, IndexedProfileInfo *Info,
+                   std::optional<MemProfSummary> *StoredSummary,
+                   CounterProfile *Counters);
 
 } // namespace memprof
 

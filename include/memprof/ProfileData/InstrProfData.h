@@ -1,0 +1,197 @@
+//===- InstrProfData.h - Instrumented PGO counters in the profile model -*- C++ -*-===//
+//
+// The counter half of the one profile model: what LLVM's indexed profile
+// stores beside the MemProf section (spec llvm-instrprof-formats.md): function
+// records keyed by PGO name and structural hash, their counters, MC/DC bitmap
+// bytes and value-profile sites; the binary ids, temporal traces and vtable
+// names. The raw reader produces it from a .profraw file, the indexed reader
+// from a .profdata file, CounterMerger combines several with llvm-profdata
+// 22's rules, and writeIndexedProfile writes it beside the MemProf data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_INSTRPROFDATA_H
+#define MEMPROF_PROFILEDATA_INSTRPROFDATA_H
+
+#include "memprof/format/InstrProfFormat.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace memprof {
+
+/// One value of a value-profile site: an indirect-call target or vtable
+/// (MD5lo of its name; 0 for a target the profile could not name) or a
+/// memop size range, with how often it was seen.
+struct InstrProfValue {
+  uint64_t Value = 0;
+  uint64_t Count = 0;
+  bool operator==(const InstrProfValue &O) const {
+    return Value == O.Value && Count == O.Count;
+  }
+};
+using InstrProfValueSite = std::vector<InstrProfValue>;
+
+/// One function record: identified by (Name, Hash).
+struct FunctionCounters {
+  std::string Name;  ///< PGO name ("file.c;local" for IR locals)
+  uint64_t Hash = 0; ///< structural hash; bit 60 set for CS records
+  std::vector<uint64_t> Counts;
+  std::vector<uint8_t> Bitmap; ///< MC/DC bitmap bytes
+  /// Sites per value kind (instrprof::ValueKind*), each a list of values.
+  std::array<std::vector<InstrProfValueSite>, instrprof::NumValueKinds> Sites;
+
+  bool isCS() const { return Hash & instrprof::CSHashBit; }
+  bool operator==(const FunctionCounters &O) const {
+    return Name == O.Name && Hash == O.Hash && Counts == O.Counts &&
+           Bitmap == O.Bitmap && Sites == O.Sites;
+  }
+};
+
+struct TemporalTrace {
+  uint64_t Weight = 1;
+  std::vector<uint64_t> FunctionNameRefs; ///< MD5lo of PGO names, in call order
+  bool operator==(const TemporalTrace &O) const {
+    return Weight == O.Weight && FunctionNameRefs == O.FunctionNameRefs;
+  }
+};
+
+/// The counter half of a profile. An empty one (Present false) is what a
+/// MemProf-only file holds.
+struct CounterProfile {
+  /// True once any counter input (raw or indexed with counters) contributed,
+  /// even one without records.
+  bool Present = false;
+  /// Variant bits of the version word (instrprof::Variant*), without the
+  /// MemProf bit: no IR bit means front-end instrumentation.
+  uint64_t Variant = 0;
+  /// Records. Raw reader: data-record order. Indexed reader: table order.
+  /// CounterMerger::build: names sorted byte-wise, records of one name in
+  /// LLVM's order. The writer sorts by name itself and keeps the order of
+  /// records under one name.
+  std::vector<FunctionCounters> Records;
+  /// Build ids, raw bytes. The writer sorts and deduplicates them.
+  std::vector<std::string> BinaryIds;
+  std::vector<TemporalTrace> Traces;
+  uint64_t TraceStreamSize = 0; ///< traces seen (reservoir sampling)
+  /// VTable names ("_ZTV..."), written in this order.
+  std::vector<std::string> VTableNames;
+
+  bool isIR() const { return Variant & instrprof::VariantIR; }
+  bool isCSIR() const { return Variant & instrprof::VariantCSIR; }
+  bool hasTemporal() const { return Variant & instrprof::VariantTemporal; }
+};
+
+/// MD5lo of a PGO name: the NameRef of a raw record, the hash of the
+/// indexed function table, the value of an indirect-call target.
+uint64_t instrProfNameRef(llvm::StringRef PGOName);
+
+/// "IR", "IR, context-sensitive", "front-end", ... for messages.
+std::string describeVariant(uint64_t Variant);
+
+//===----------------------------------------------------------------------===//
+// Raw profiles (.profraw)
+//===----------------------------------------------------------------------===//
+
+/// True when \p Buffer starts with a raw InstrProf magic (64- or 32-bit
+/// pointers, either byte order).
+bool isRawInstrProf(llvm::StringRef Buffer);
+
+/// Reads a raw InstrProf file: one or more profiles back to back (spec 1.1),
+/// versions 8 to 10. Every count and offset is checked against the bytes that
+/// remain before use; errors name the absolute offset. A counter above 2^56
+/// is an error, as llvm-profdata's warning fails its merge. Records come in
+/// data-record order, profile after profile; value data is remapped as
+/// llvm-profdata does (targets to NameRefs, memop sizes to ranges).
+llvm::Expected<CounterProfile> readRawInstrProf(llvm::StringRef Buffer);
+
+//===----------------------------------------------------------------------===//
+// Merging (llvm-profdata 22's InstrProfWriter rules, spec section 2)
+//===----------------------------------------------------------------------===//
+
+enum class CounterIssue {
+  CountMismatch,          ///< counter count differs: first record kept
+  CounterOverflow,        ///< a sum saturated at 2^64-3
+  BitmapMismatch,         ///< bitmap size differs: bitmap and values kept
+  ValueSiteCountMismatch, ///< value site count differs: that kind kept
+};
+
+/// llvm-profdata's text: "function basic block count change detected
+/// (counter mismatch)", "counter overflow", ...
+llvm::StringRef counterIssueText(CounterIssue I);
+
+struct CounterWarning {
+  CounterIssue Issue;
+  std::string Function; ///< PGO name
+};
+
+/// Combines counter profiles. Records are identified by (name, hash); counts
+/// are weighted saturating sums clamped at 2^64-3; bitmaps are OR-ed; value
+/// sites merged by value, sorted by count and cut to 255 values; binary ids
+/// and temporal traces are collected. Unlike llvm-profdata 22, profiles of
+/// incompatible kinds (front-end with IR, block coverage with counters,
+/// function-entry-only with entry-first or loop-entries) are refused.
+class CounterMerger {
+public:
+  /// Adds \p P counted \p Weight times (at least 1). Returns an error, and
+  /// adds nothing, when its kind cannot merge with what was added before.
+  /// Per-function problems go to \p Warnings, one per (issue, function).
+  llvm::Error add(const CounterProfile &P, uint64_t Weight,
+                  std::vector<CounterWarning> &Warnings);
+
+  /// The merged profile: names sorted byte-wise, the records of one name in
+  /// the order LLVM's writer iterates them.
+  CounterProfile build() const;
+
+  bool present() const { return Present; }
+  uint64_t variant() const { return Variant; }
+  size_t numRecords() const;
+
+private:
+  struct NameEntry {
+    std::vector<FunctionCounters> Records; // first-seen order
+  };
+  bool Present = false;
+  uint64_t Variant = 0;
+  llvm::StringMap<NameEntry> Names;
+  std::vector<std::string> BinaryIds;
+  std::vector<TemporalTrace> Traces;
+  uint64_t TraceStreamSize = 0;
+  std::vector<std::string> VTableNames;
+};
+
+/// The order in which LLVM's SmallDenseMap<uint64_t, ...> with 4 inline
+/// buckets iterates keys inserted in the order of \p Hashes (distinct):
+/// the order of records under one name in the indexed file (spec 3.3).
+std::vector<size_t> llvmRecordOrder(llvm::ArrayRef<uint64_t> Hashes);
+
+//===----------------------------------------------------------------------===//
+// Indexed summary (spec 3.2)
+//===----------------------------------------------------------------------===//
+
+struct InstrProfSummary {
+  uint64_t TotalNumFunctions = 0;
+  uint64_t TotalNumBlocks = 0;
+  uint64_t MaxFunctionCount = 0;
+  uint64_t MaxBlockCount = 0;
+  uint64_t MaxInternalBlockCount = 0;
+  uint64_t TotalBlockCount = 0;
+  struct Entry {
+    uint64_t Cutoff = 0;
+    uint64_t MinCount = 0;
+    uint64_t NumCounts = 0;
+  };
+  std::vector<Entry> Detailed; ///< one per default cutoff
+};
+
+/// The summary LLVM's InstrProfSummaryBuilder computes over \p Records:
+/// CS records (hash bit 60) when \p CS, the others otherwise.
+InstrProfSummary computeInstrProfSummary(llvm::ArrayRef<FunctionCounters> Records,
+                                         bool CS);
+
+} // namespace memprof
+
+#endif
