@@ -37,6 +37,156 @@ clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-poi
 python3 "$tools/run-profiled.py" wf.raw ./wordfreq 1 >/dev/null
 "$merge" -q wf.raw --profiled-binary wordfreq --debug-dir /usr/lib/x86_64-linux-gnu \
   -o "$here/corpus/names/wordfreq-zlib.profdata"
+# Raw InstrProf (.profraw) seeds: clang-22's runtime in each kind of
+# instrumentation (IR, front end, CS, block and function-entry coverage,
+# temporal, entry-first, loop entries, value profiling with indirect calls,
+# memcpy and vtables, MC/DC, uncompressed names, two translation units),
+# clang-14's raw version 8 when installed, two profiles in one file, and
+# hostile variants of the IR file (truncated; counts, sizes and offsets
+# patched huge or wrong).
+cat > pt.c <<'EOF'
+#include <stdlib.h>
+#include <string.h>
+static int add1(int x) { return x + 1; }
+static int dbl(int x) { return x * 2; }
+typedef int (*fn_t)(int);
+__attribute__((noinline)) int apply(fn_t f, int v) { return f(v); }
+__attribute__((noinline)) void copy(char *d, const char *s, size_t n) { memcpy(d, s, n); }
+__attribute__((noinline)) int never(int x) { return x ? x * 3 : 7; }
+int other(int);
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 3;
+  fn_t fns[2] = {add1, dbl};
+  char src[256], dst[256];
+  memset(src, 'a', sizeof src);
+  long sum = 0;
+  for (int i = 0; i < n; ++i) {
+    sum += apply(fns[i % 2], i);
+    copy(dst, src, (size_t)(i * 7 % 200) + 1);
+    if (sum > 1000 && n > 100) sum += never(i);
+  }
+  volatile long sink = sum + other(n);
+  (void)sink;
+  return 0;
+}
+EOF
+echo 'int other(int n) { return n > 2 ? n - 1 : 0; }' > pt2.c
+cat > pvt.cpp <<'EOF'
+#include <cstdlib>
+struct Shape { virtual int area(int) const = 0; virtual ~Shape() {} };
+struct Sq : Shape { int area(int x) const override { return x * x; } };
+struct Tri : Shape { int area(int x) const override { return x * x / 2; } };
+__attribute__((noinline)) int use(const Shape *s, int i) { return s->area(i); }
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 3;
+  Shape *shapes[2] = {new Sq, new Tri};
+  long sum = 0;
+  for (int i = 0; i < n; ++i) sum += use(shapes[i % 3 == 0], i);
+  delete shapes[0]; delete shapes[1];
+  volatile long sink = sum;
+  (void)sink;
+  return 0;
+}
+EOF
+cat > pmcdc.c <<'EOF'
+#include <stdlib.h>
+int check(int a, int b, int c) { return (a && b) || c; }
+int main(int argc, char **argv) {
+  int n = argc > 1 ? atoi(argv[1]) : 3, s = 0;
+  for (int i = 0; i < n; ++i) s += check(i & 1, i & 2, i > 3);
+  volatile int sink = s;
+  (void)sink;
+  return 0;
+}
+EOF
+profraw() { # name compiler flags... : builds, runs with argument 5
+  local name=$1 cc=$2; shift 2
+  "$cc" -O1 "$@" -o "p-$name"
+  LLVM_PROFILE_FILE="$name.profraw" "./p-$name" 5
+}
+profraw ir clang-22 -fprofile-generate pt.c pt2.c
+profraw fe clang-22 -fprofile-instr-generate pt.c pt2.c
+llvm-profdata-22 merge ir.profraw -o ir.profdata
+profraw cs clang-22 -fprofile-use=ir.profdata -fcs-profile-generate pt.c pt2.c
+profraw block clang-22 -fprofile-generate -mllvm -pgo-block-coverage pt.c pt2.c
+profraw entry-coverage clang-22 -fprofile-generate -mllvm -pgo-function-entry-coverage pt.c pt2.c
+profraw temporal clang-22 -fprofile-generate -mllvm -pgo-temporal-instrumentation pt.c pt2.c
+profraw temporal-block clang-22 -fprofile-generate -mllvm -pgo-temporal-instrumentation \
+  -mllvm -pgo-block-coverage pt.c pt2.c
+profraw entry-first clang-22 -fprofile-generate -mllvm -pgo-instrument-entry pt.c pt2.c
+profraw loop-entries clang-22 -fprofile-generate -mllvm -pgo-instrument-loop-entries pt.c pt2.c
+profraw plain-names clang-22 -fprofile-generate -mllvm -enable-name-compression=false pt.c pt2.c
+profraw vtable clang++-22 -fprofile-generate -mllvm -enable-vtable-value-profiling pvt.cpp
+profraw mcdc clang-22 -fprofile-instr-generate -fcoverage-mapping -fcoverage-mcdc pmcdc.c
+if command -v clang-14 >/dev/null; then
+  profraw v8-clang14 clang-14 -fprofile-generate pt.c pt2.c
+fi
+mkdir -p "$here/corpus/profraw"
+cp ./*.profraw "$here/corpus/profraw/"
+python3 - "$here/corpus/profraw" <<'EOF'
+import hashlib, struct, sys
+out = sys.argv[1]
+ir = open('ir.profraw', 'rb').read()
+h = struct.unpack_from('<16Q', ir)
+ids, ndata, ncnt, names = h[2], h[3], h[5], h[9]
+data = 128 + ids
+cnts = data + 64 * ndata + h[4]
+namesat = cnts + 8 * ncnt + h[6] + h[7] + h[8]
+values = namesat + names + (-names % 8) + 24 * h[13] + h[14] + (-h[14] % 8)
+def write(name, b, prefix='hostile-'):
+    open(f'{out}/{prefix}{name}.profraw', 'wb').write(bytes(b))
+def patched(fmt, off, value):
+    b = bytearray(ir)
+    struct.pack_into(fmt, b, off, value)
+    return b
+write('truncated-header', ir[:100])
+write('truncated-values', ir[:-8])
+write('truncated-names', ir[:namesat + 3])
+write('numdata-huge', patched('<Q', 0x18, 1 << 58))
+write('numcounters-huge', patched('<Q', 0x28, 1 << 61))
+write('namessize-huge', patched('<Q', 0x48, (1 << 64) - 8))
+write('padding-huge', patched('<Q', 0x30, (1 << 64) - 16))
+write('counter-huge', patched('<Q', cnts, 1 << 60))
+write('record-numcounters-huge', patched('<I', data + 48, 0xffffffff))
+write('record-numcounters-zero', patched('<I', data + 48, 0))
+write('counterptr-negative', patched('<q', data + 16, -(1 << 40)))
+write('nameref-unknown', patched('<Q', data, 0x1234))
+write('binid-len-huge', patched('<Q', 128, (1 << 64) - 1))
+write('binid-len-zero', patched('<Q', 128, 0))
+write('names-len-huge', patched('<B', namesat, 0xff))
+# A names length of 11 ULEB bytes (LLVM's decoder then shifts by 70).
+write('names-uleb-overlong', ir[:namesat] + b'\x80' * 11 + ir[namesat + 11:])
+write('value-totalsize-huge', patched('<I', values, 0x7ffffff8))
+write('value-totalsize-zero', patched('<I', values, 0))
+write('value-kinds-huge', patched('<I', values + 4, 0xffffffff))
+write('value-sites-huge', patched('<I', values + 12, 0xffff))
+write('two-profiles-misaligned', ir + b'\0\0\0' + ir)
+write('two-profiles', ir + b'\0' * 16 + ir, prefix='')
+# NumData * 64 wraps around to the real data size.
+write('numdata-wrap', patched('<Q', 0x18, (1 << 58) + ndata))
+# A byte-coverage temporal record too short for its 8-byte timestamp.
+tb = bytearray(open('temporal-block.profraw', 'rb').read())
+th = struct.unpack_from('<16Q', tb)
+struct.pack_into('<I', tb, 128 + th[2] + 64 * (th[3] - 1) + 48, 2)
+write('temporal-block-short', tb)
+# A vtable whose address range wraps past 2^64.
+vt = bytearray(open('vtable.profraw', 'rb').read())
+vh = struct.unpack_from('<16Q', vt)
+vcnt = 128 + vh[2] + 64 * vh[3] + vh[4]
+vnames = vcnt + 8 * vh[5] + vh[6] + vh[7] + vh[8]
+vtab = vnames + vh[9] + (-vh[9] % 8)
+struct.pack_into('<QI', vt, vtab + 8, (1 << 64) - 8, 64)
+write('vtable-wrap', vt)
+# One record whose plain names blob claims 32 MiB.
+md5lo = lambda s: struct.unpack('<Q', hashlib.md5(s).digest()[:8])[0]
+names = b'\xff\xff\xff\x0f\x00f'
+write('names-len-32mb',
+      struct.pack('<16Q', 0xFF6C70726F667281, 10 | 1 << 56, 0, 1, 0, 1, 0, 0, 0,
+                  len(names), (1 << 64) - 0x1000, 0, 0, 0, 0, 2) +
+      struct.pack('<QQqqQQIHHHHI', md5lo(b'f'), 0, -0x1000, 0, 0, 0, 1, 0, 0,
+                  0, 0, 0) +
+      struct.pack('<Q', 1) + names + b'\0' * (-len(names) % 8))
+EOF
 # The symbolizer's seeds are tiny ELF files rather than profiles.
 "$here/make-elf-corpus.sh"
 echo "corpora written to $here/corpus"
