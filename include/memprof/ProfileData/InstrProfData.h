@@ -14,11 +14,14 @@
 
 #include "memprof/format/InstrProfFormat.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <array>
 #include <cstdint>
+#include <random>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace memprof {
@@ -139,6 +142,7 @@ public:
   /// Adds \p P counted \p Weight times (at least 1). Returns an error, and
   /// adds nothing, when its kind cannot merge with what was added before.
   /// Per-function problems go to \p Warnings, one per (issue, function).
+  /// Trace weights are multiplied by \p Weight (a raw trace has weight 1).
   llvm::Error add(const CounterProfile &P, uint64_t Weight,
                   std::vector<CounterWarning> &Warnings);
 
@@ -153,14 +157,34 @@ public:
 private:
   struct NameEntry {
     std::vector<FunctionCounters> Records; // first-seen order
+    /// Hash -> index in Records, built once a name has many records.
+    std::unordered_map<uint64_t, size_t> HashIndex;
+    uint64_t WarnedInAdd = 0; ///< AddSerial of WarnedIssues
+    unsigned WarnedIssues = 0; ///< bit per CounterIssue
   };
+  static constexpr size_t IndexThreshold = 8;
+
+  llvm::Error checkKind(uint64_t Other) const;
+  FunctionCounters *findRecord(NameEntry &E, uint64_t Hash);
+  void addRecord(const FunctionCounters &In, uint64_t Weight,
+                 std::vector<CounterWarning> &Warnings);
+  void addTraces(const CounterProfile &P, uint64_t Weight);
+  void warn(NameEntry &E, llvm::StringRef Name, CounterIssue I,
+            std::vector<CounterWarning> &Warnings);
+
   bool Present = false;
   uint64_t Variant = 0;
   llvm::StringMap<NameEntry> Names;
-  std::vector<std::string> BinaryIds;
+  size_t NumRecords = 0;
+  uint64_t AddSerial = 0;
+  std::vector<std::string> BinaryIds; ///< sorted, unique
   std::vector<TemporalTrace> Traces;
   uint64_t TraceStreamSize = 0;
+  /// The writer's reservoir RNG: default seed, state kept across inputs.
+  std::mt19937 RNG;
   std::vector<std::string> VTableNames;
+  llvm::StringSet<> VTableNameSet;
+  InstrProfValueSite SrcScratch, MergeScratch;
 };
 
 /// The order in which LLVM's SmallDenseMap<uint64_t, ...> with 4 inline
