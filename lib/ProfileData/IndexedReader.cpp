@@ -7,12 +7,17 @@
 // decoding only ever moves forward inside the array.
 //
 //===----------------------------------------------------------------------===//
+#include "InstrProfInternal.h"
 #include "memprof/ProfileData/DataCursor.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/format/IndexedFormat.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Compression.h"
+#include "llvm/Support/LEB128.h"
+#include "llvm/Support/MD5.h"
 #include "llvm/Support/MathExtras.h"
 #include <optional>
 #include <unordered_map>
@@ -30,10 +35,18 @@ Error malformed(const Twine &Msg, uint64_t Offset) {
   return makeError(ErrorCode::Malformed, Msg, Offset);
 }
 
+/// How a table's items store their keys.
+enum class TableKeys {
+  U64,    ///< u64 data length, u64 key (MemProf call stacks)
+  LenU64, ///< u64 key length (8), u64 data length, u64 key
+  String, ///< u64 key length, u64 data length, key bytes (function names)
+};
+
 /// One item of an on-disk chained hash table.
 struct TableItem {
   uint64_t Hash = 0;
-  uint64_t Key = 0;
+  uint64_t Key = 0;     ///< u64 keys
+  StringRef KeyBytes;   ///< string keys
   StringRef Data;
   uint64_t DataOffset = 0; // absolute
 };
@@ -47,7 +60,7 @@ struct TableItem {
 /// \p Fn for each item in file order. \p FieldAt is where the file stores
 /// \p TableOffset, for messages.
 Error walkTable(StringRef Buf, StringRef Name, uint64_t PayloadStart,
-                uint64_t TableOffset, uint64_t FieldAt, bool ExplicitKeyLen,
+                uint64_t TableOffset, uint64_t FieldAt, TableKeys Keys,
                 function_ref<Error(const TableItem &)> Fn) {
   if (TableOffset < PayloadStart)
     return malformed(Name + " table offset " + Twine(TableOffset) +
@@ -80,7 +93,10 @@ Error walkTable(StringRef Buf, StringRef Name, uint64_t PayloadStart,
 
   DataCursor Payload(Buf.substr(PayloadStart, TableOffset - PayloadStart),
                      PayloadStart);
-  const uint64_t MinItemSize = ExplicitKeyLen ? 32 : 24;
+  // Hash, lengths and key: a string key takes at least a byte.
+  const uint64_t MinItemSize = Keys == TableKeys::LenU64   ? 32
+                               : Keys == TableKeys::String ? 25
+                                                           : 24;
   if (Error E =
           Payload.needItems(*NumEntries, MinItemSize, Name + " table entry"))
     return E;
@@ -132,24 +148,35 @@ Error walkTable(StringRef Buf, StringRef Name, uint64_t PayloadStart,
         return malformed(Name + " item hash " + hex(Item.Hash) +
                              " does not belong in bucket " + Twine(B),
                          ItemOffset);
-      if (ExplicitKeyLen) {
+      uint64_t KeyLen = 8;
+      if (Keys != TableKeys::U64) {
         const uint64_t KeyLenOffset = Payload.absoluteOffset();
-        auto KeyLen = Payload.read<uint64_t>(Name + " item key length");
-        if (!KeyLen)
-          return KeyLen.takeError();
-        if (*KeyLen != 8)
-          return malformed(Name + " item key length " + Twine(*KeyLen) +
+        auto Len = Payload.read<uint64_t>(Name + " item key length");
+        if (!Len)
+          return Len.takeError();
+        KeyLen = *Len;
+        if (Keys == TableKeys::LenU64 && KeyLen != 8)
+          return malformed(Name + " item key length " + Twine(KeyLen) +
                                " is not 8",
                            KeyLenOffset);
+        if (Keys == TableKeys::String && KeyLen == 0)
+          return malformed(Name + " item has an empty key", KeyLenOffset);
       }
       const uint64_t DataLenOffset = Payload.absoluteOffset();
       auto DataLen = Payload.read<uint64_t>(Name + " item data length");
       if (!DataLen)
         return DataLen.takeError();
-      auto Key = Payload.read<uint64_t>(Name + " item key");
-      if (!Key)
-        return Key.takeError();
-      Item.Key = *Key;
+      if (Keys == TableKeys::String) {
+        auto Key = Payload.readBytes(KeyLen, Name + " item key");
+        if (!Key)
+          return Key.takeError();
+        Item.KeyBytes = *Key;
+      } else {
+        auto Key = Payload.read<uint64_t>(Name + " item key");
+        if (!Key)
+          return Key.takeError();
+        Item.Key = *Key;
+      }
       if (*DataLen > Payload.remaining())
         return malformed(Name + " item data length " + Twine(*DataLen) +
                              " extends past the table payload (" +
@@ -344,7 +371,7 @@ Error SectionReader::readV2(DataCursor &C) {
 
   // The frame and call-stack tables first, so records can be resolved.
   if (Error E = walkTable(
-          Buf, "frame", Offs[1], Offs[2], At[2], /*ExplicitKeyLen=*/true,
+          Buf, "frame", Offs[1], Offs[2], At[2], TableKeys::LenU64,
           [&](const TableItem &It) -> Error {
             if (It.Key != It.Hash)
               return malformed("frame key " + hex(It.Key) +
@@ -366,7 +393,7 @@ Error SectionReader::readV2(DataCursor &C) {
     return E;
   if (Error E = walkTable(
           Buf, "call stack", Offs[3], Offs[4], At[4],
-          /*ExplicitKeyLen=*/false, [&](const TableItem &It) -> Error {
+          TableKeys::U64, [&](const TableItem &It) -> Error {
             if (It.Key != It.Hash)
               return malformed("call stack key " + hex(It.Key) +
                                    " does not match its hash " + hex(It.Hash),
@@ -494,7 +521,7 @@ Error SectionReader::readRecordTable(uint64_t PayloadStart,
   const uint64_t IdSize = Version == 2 ? 8 : 4;
   return walkTable(
       Buf, "record", PayloadStart, TableOffset, FieldAt,
-      /*ExplicitKeyLen=*/true, [&](const TableItem &It) -> Error {
+      TableKeys::LenU64, [&](const TableItem &It) -> Error {
         if (It.Key != It.Hash)
           return malformed("record key " + hex(It.Key) +
                                " does not match its hash " + hex(It.Hash),
@@ -701,6 +728,148 @@ Error skipSummary(DataCursor &C, StringRef Name) {
   return C.skip(*NumCutoffs * 24, Name + " cutoff entries");
 }
 
+/// The records of one function-table item (spec 3.3).
+Error readFunctionRecords(const TableItem &It, uint64_t Version,
+                          std::vector<FunctionCounters> &Out) {
+  if (It.Data.size() % 8 != 0)
+    return malformed("function '" + It.KeyBytes + "' data length " +
+                         Twine(It.Data.size()) + " is not a multiple of 8",
+                     It.DataOffset);
+  DataCursor D(It.Data, It.DataOffset);
+  const size_t First = Out.size();
+  while (!D.atEnd()) {
+    const uint64_t At = D.absoluteOffset();
+    FunctionCounters R;
+    R.Name = It.KeyBytes.str();
+    auto Hash = D.read<uint64_t>("function hash");
+    if (!Hash)
+      return Hash.takeError();
+    R.Hash = *Hash;
+    for (size_t I = First; I < Out.size(); ++I)
+      if (Out[I].Hash == R.Hash)
+        return malformed("function '" + It.KeyBytes + "' has two records "
+                             "with hash " + hex(R.Hash),
+                         At);
+    auto NumCounts = D.read<uint64_t>("counter count");
+    if (!NumCounts)
+      return NumCounts.takeError();
+    if (*NumCounts == 0)
+      return malformed("function '" + It.KeyBytes + "' has a record with no "
+                           "counters",
+                       At + 8);
+    if (Error E = D.needItems(*NumCounts, 8, "counter"))
+      return E;
+    R.Counts.resize(*NumCounts);
+    for (uint64_t &C : R.Counts)
+      C = cantFail(D.read<uint64_t>("counter"));
+    if (Version > 10) {
+      auto NumBitmap = D.read<uint64_t>("bitmap byte count");
+      if (!NumBitmap)
+        return NumBitmap.takeError();
+      if (Error E = D.needItems(*NumBitmap, 8, "bitmap byte"))
+        return E;
+      R.Bitmap.resize(*NumBitmap);
+      for (uint8_t &B : R.Bitmap) {
+        const uint64_t ByteAt = D.absoluteOffset();
+        uint64_t V = cantFail(D.read<uint64_t>("bitmap byte"));
+        if (V > 0xFF)
+          return malformed("bitmap byte " + Twine(V) + " of function '" +
+                               It.KeyBytes + "' does not fit in a byte",
+                           ByteAt);
+        B = uint8_t(V);
+      }
+    }
+    if (Error E = readValueData(D, R))
+      return E;
+    Out.push_back(std::move(R));
+  }
+  return Error::success();
+}
+
+/// Name blobs (spec 1.8): ULEB uncompressed length, ULEB compressed length,
+/// then the names joined by 0x01, zlib-compressed or not.
+Error readNameBlobs(StringRef Data, uint64_t Base,
+                    std::vector<std::string> &Names) {
+  size_t Pos = 0;
+  while (Pos < Data.size()) {
+    if (Data[Pos] == 0) { // padding between blobs
+      ++Pos;
+      continue;
+    }
+    const uint64_t At = Base + Pos;
+    unsigned N = 0;
+    const char *Err = nullptr;
+    const uint8_t *P = reinterpret_cast<const uint8_t *>(Data.data());
+    uint64_t Plain = decodeULEB128(P + Pos, &N, P + Data.size(), &Err);
+    if (Err)
+      return malformed(Twine("name blob length: ") + Err, At);
+    Pos += N;
+    uint64_t Zipped = decodeULEB128(P + Pos, &N, P + Data.size(), &Err);
+    if (Err)
+      return malformed(Twine("name blob compressed length: ") + Err, At);
+    Pos += N;
+    uint64_t Stored = Zipped ? Zipped : Plain;
+    if (Stored > Data.size() - Pos)
+      return malformed("name blob of " + Twine(Stored) +
+                           " bytes extends past its section",
+                       At);
+    StringRef Bytes = Data.substr(Pos, Stored);
+    Pos += Stored;
+    SmallVector<uint8_t, 0> Unzipped;
+    if (Zipped) {
+      if (!compression::zlib::isAvailable())
+        return makeError(ErrorCode::Malformed,
+                         "names are zlib-compressed and this build has no zlib",
+                         At);
+      // A hostile length must not size the buffer: names expand at most
+      // about 1032 times under zlib.
+      if (Plain / 1032 > Stored + 1)
+        return malformed("name blob claims " + Twine(Plain) +
+                             " bytes from " + Twine(Stored) + " compressed",
+                         At);
+      if (Error E = compression::zlib::decompress(arrayRefFromStringRef(Bytes),
+                                                  Unzipped, Plain)) {
+        consumeError(std::move(E));
+        return malformed("name blob does not decompress", At);
+      }
+      Bytes = toStringRef(Unzipped);
+    }
+    SmallVector<StringRef, 16> Parts;
+    Bytes.split(Parts, '\x01');
+    for (StringRef S : Parts)
+      Names.push_back(S.str());
+  }
+  return Error::success();
+}
+
+Error readTraces(StringRef Buffer, uint64_t Offset, CounterProfile &Out) {
+  DataCursor T(Buffer.substr(Offset), Offset);
+  auto Num = T.read<uint64_t>("temporal trace count");
+  if (!Num)
+    return Num.takeError();
+  auto Stream = T.read<uint64_t>("temporal trace stream size");
+  if (!Stream)
+    return Stream.takeError();
+  if (Error E = T.needItems(*Num, 16, "temporal trace"))
+    return E;
+  Out.TraceStreamSize = *Stream;
+  Out.Traces.reserve(*Num);
+  for (uint64_t I = 0; I < *Num; ++I) {
+    TemporalTrace Tr;
+    Tr.Weight = cantFail(T.read<uint64_t>("temporal trace weight"));
+    auto Len = T.read<uint64_t>("temporal trace length");
+    if (!Len)
+      return Len.takeError();
+    if (Error E = T.needItems(*Len, 8, "temporal trace function"))
+      return E;
+    Tr.FunctionNameRefs.resize(*Len);
+    for (uint64_t &Ref : Tr.FunctionNameRefs)
+      Ref = cantFail(T.read<uint64_t>("temporal trace function"));
+    Out.Traces.push_back(std::move(Tr));
+  }
+  return Error::success();
+}
+
 } // namespace
 
 bool isIndexedProfile(StringRef Buffer) {
@@ -711,6 +880,13 @@ bool isIndexedProfile(StringRef Buffer) {
 Expected<IndexedMemProf>
 readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
                    std::optional<MemProfSummary> *SummaryOut) {
+  return readIndexedProfile(Buffer, InfoOut, SummaryOut, nullptr);
+}
+
+Expected<IndexedMemProf>
+readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
+                   std::optional<MemProfSummary> *SummaryOut,
+                   CounterProfile *Counters) {
   if (Buffer.size() < 8) {
     char MagicBytes[8];
     support::endian::write64le(MagicBytes, indexed::Magic);
@@ -807,41 +983,37 @@ readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
     return Error::success();
   };
 
-  // The function-record table: only its bucket header is checked and its
-  // entry count noted; instrumentation records are not decoded.
+  // The function-record table: always walked and checked, decoded when the
+  // caller wants the counters.
   if (Error E = CheckOffset(*HashOffset, 16, "hash table offset", 32))
     return std::move(E);
+  if (Counters && Info.Version < 3)
+    return makeError(ErrorCode::UnsupportedVersion,
+                     "the counter records of indexed version " +
+                         Twine(Info.Version) + " are not supported (3-13)",
+                     8);
   {
-    DataCursor T(Buffer.substr(*HashOffset), *HashOffset);
-    auto NumBuckets = T.read<uint64_t>("function table bucket count");
-    if (!NumBuckets)
-      return NumBuckets.takeError();
-    auto NumEntries = T.read<uint64_t>("function table entry count");
-    if (!NumEntries)
-      return NumEntries.takeError();
-    if (*NumBuckets == 0 || !isPowerOf2_64(*NumBuckets))
-      return malformed("function table bucket count " + Twine(*NumBuckets) +
-                           " is not a power of two",
-                       *HashOffset);
-    if (Error E = T.needItems(*NumBuckets, 8, "function table bucket"))
+    CounterProfile Decoded;
+    uint64_t Entries = 0;
+    if (Error E = walkTable(
+            Buffer, "function", DataStart, *HashOffset, 32, TableKeys::String,
+            [&](const TableItem &It) -> Error {
+              ++Entries;
+              if (!Counters)
+                return Error::success();
+              if (It.Hash != MD5Hash(It.KeyBytes))
+                return malformed("function table hash " + hex(It.Hash) +
+                                     " is not the MD5 of its name '" +
+                                     It.KeyBytes + "'",
+                                 It.DataOffset - It.KeyBytes.size() - 24);
+              return readFunctionRecords(It, Info.Version, Decoded.Records);
+            }))
       return std::move(E);
-    // Each item takes at least its hash, two lengths and a 1-byte key.
-    DataCursor Payload(Buffer.substr(DataStart, *HashOffset - DataStart),
-                       DataStart);
-    if (Error E = Payload.needItems(*NumEntries, 25, "function table entry"))
-      return std::move(E);
-    for (uint64_t B = 0; B < *NumBuckets; ++B) {
-      const uint64_t SlotAt = T.absoluteOffset();
-      auto Off = T.read<uint64_t>("function table bucket offset");
-      if (!Off)
-        return Off.takeError();
-      if (*Off != 0 && (*Off < DataStart || *Off >= *HashOffset))
-        return malformed("function table bucket " + Twine(B) + " offset " +
-                             Twine(*Off) + " lies outside the payload [" +
-                             Twine(DataStart) + ", " + Twine(*HashOffset) + ")",
-                         SlotAt);
+    Info.NumFunctionRecords = Entries;
+    if (Counters) {
+      *Counters = std::move(Decoded);
+      Counters->Variant = Info.VariantFlags & ~indexed::VariantMemProf;
     }
-    Info.NumFunctionRecords = *NumEntries;
   }
 
   if (Info.Version >= 9) {
@@ -867,6 +1039,10 @@ readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
         return malformed("binary id length " + Twine(*Len) +
                              " exceeds the section",
                          Ids.absoluteOffset() - 8);
+      if (*Len == 0)
+        return malformed("binary id of length 0", Ids.absoluteOffset() - 8);
+      if (Counters)
+        Counters->BinaryIds.emplace_back(Ids.current(), *Len);
       // The section size is a multiple of 8, so the padded id fits too.
       if (Error E = Ids.skip(alignTo(*Len, 8), "binary id"))
         return std::move(E);
@@ -881,11 +1057,26 @@ readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
       return Len.takeError();
     if (Error E = V.need(*Len, "vtable names"))
       return std::move(E);
+    if (Counters && *Len)
+      if (Error E = readNameBlobs(StringRef(V.current(), *Len),
+                                  VTableOffset + 8, Counters->VTableNames))
+        return std::move(E);
   }
-  if (Info.Version >= 10 && (Info.VariantFlags & indexed::VariantTemporal))
+  if (Info.Version >= 10 && (Info.VariantFlags & indexed::VariantTemporal)) {
     if (Error E = CheckOffset(TemporalOffset, 16,
                               "temporal profile traces offset", 56))
       return std::move(E);
+    if (Counters)
+      if (Error E = readTraces(Buffer, TemporalOffset, *Counters))
+        return std::move(E);
+  }
+  if (Counters)
+    // A file holds counters when it has records or ids, any counter kind
+    // bit, or no MemProf section (an empty front-end profile has no bits).
+    Counters->Present = Info.NumFunctionRecords != 0 ||
+                        !Counters->BinaryIds.empty() ||
+                        Counters->Variant != 0 ||
+                        !(Info.VariantFlags & indexed::VariantMemProf);
 
   IndexedMemProf P;
   if (Info.Version >= 8 && (Info.VariantFlags & indexed::VariantMemProf)) {

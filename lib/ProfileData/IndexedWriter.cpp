@@ -7,6 +7,7 @@
 // IndexedMemProf.
 //
 //===----------------------------------------------------------------------===//
+#include "InstrProfInternal.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/ByteWriter.h"
@@ -14,8 +15,13 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/bit.h"
+#include "llvm/Support/Compression.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/LEB128.h"
+#include "llvm/Support/MD5.h"
+#include "llvm/Support/raw_ostream.h"
 #include <algorithm>
 #include <cassert>
 #include <cstdint>
@@ -546,21 +552,193 @@ void addToSummary(MemProfSummary &S, const MemInfoBlock &M) {
 Expected<IndexedWriteStats>
 writeIndexedProfile(const IndexedMemProf &P, const IndexedWriterOptions &Opts,
                     SmallVectorImpl<char> &Out) {
-  if (Opts.MemProfVersion < indexed::MemProfVersionMin ||
-      Opts.MemProfVersion > indexed::MemProfVersionMax)
+  return writeIndexedProfile(CounterProfile(), &P, Opts, Out);
+}
+
+namespace {
+
+/// The variant bits LLVM 22's writer puts in the header for a profile kind.
+constexpr uint64_t WrittenVariantBits =
+    instrprof::VariantLoopEntries | instrprof::VariantIR |
+    instrprof::VariantCSIR | instrprof::VariantEntryFirst |
+    instrprof::VariantByteCoverage | instrprof::VariantFunctionEntryOnly |
+    instrprof::VariantTemporal;
+
+/// What the on-disk format cannot express, found before a byte is written.
+Error checkCounters(const CounterProfile &C) {
+  for (const FunctionCounters &R : C.Records) {
+    if (R.Name.empty())
+      return makeError(ErrorCode::Malformed,
+                       "a function record (hash " + hex(R.Hash) +
+                           ") has an empty name");
+    if (R.Counts.empty())
+      return makeError(ErrorCode::Malformed,
+                       "function " + R.Name + " (hash " + hex(R.Hash) +
+                           ") has no counters");
+    for (unsigned K = 0; K < instrprof::NumValueKinds; ++K) {
+      if (R.Sites[K].size() > UINT32_MAX)
+        return makeError(ErrorCode::TooLarge,
+                         "function " + R.Name + " has too many value sites");
+      for (const InstrProfValueSite &S : R.Sites[K])
+        if (S.size() > instrprof::MaxValuesPerSite)
+          return makeError(ErrorCode::Malformed,
+                           "function " + R.Name + " has a value site with " +
+                               Twine(S.size()) + " values (at most 255)");
+    }
+    if (valueDataSize(R) > UINT32_MAX)
+      return makeError(ErrorCode::TooLarge,
+                       "the value data of function " + R.Name +
+                           " exceeds 4 GiB");
+  }
+  return Error::success();
+}
+
+void writeSummaryBlock(SmallVectorImpl<char> &Out, const InstrProfSummary &S) {
+  write64(Out, indexed::NumSummaryFields);
+  write64(Out, indexed::NumCutoffs);
+  write64(Out, S.TotalNumFunctions);
+  write64(Out, S.TotalNumBlocks);
+  write64(Out, S.MaxFunctionCount);
+  write64(Out, S.MaxBlockCount);
+  write64(Out, S.MaxInternalBlockCount);
+  write64(Out, S.TotalBlockCount);
+  for (unsigned I = 0; I < indexed::NumCutoffs; ++I) {
+    write64(Out, indexed::DefaultCutoffs[I]);
+    write64(Out, I < S.Detailed.size() ? S.Detailed[I].MinCount : 0);
+    write64(Out, I < S.Detailed.size() ? S.Detailed[I].NumCounts : 0);
+  }
+}
+
+uint64_t recordDataSize(const FunctionCounters &R) {
+  return 24 + 8 * R.Counts.size() + 8 * R.Bitmap.size() + valueDataSize(R);
+}
+
+/// The function-record table (spec 3.3): names in byte order, the records
+/// of one name in the order \p C lists them.
+Expected<uint64_t> writeCounterTable(SmallVectorImpl<char> &Out,
+                                     const CounterProfile &C) {
+  // Group the records by name, keeping their order under each name.
+  std::vector<size_t> Order(C.Records.size());
+  for (size_t I = 0; I < Order.size(); ++I)
+    Order[I] = I;
+  llvm::sort(Order, [&](size_t A, size_t B) {
+    int Cmp = StringRef(C.Records[A].Name).compare(C.Records[B].Name);
+    return Cmp != 0 ? Cmp < 0 : A < B;
+  });
+  struct Group {
+    size_t Begin, End; // into Order
+  };
+  std::vector<Group> Groups;
+  ChainedTableBuilder Table;
+  for (size_t I = 0; I < Order.size();) {
+    size_t J = I + 1;
+    while (J < Order.size() &&
+           C.Records[Order[J]].Name == C.Records[Order[I]].Name)
+      ++J;
+    Groups.push_back({I, J});
+    Table.insert(MD5Hash(C.Records[Order[I]].Name));
+    I = J;
+  }
+  return Table.emit(Out, [&](size_t G) {
+    const Group &Gr = Groups[G];
+    const std::string &Name = C.Records[Order[Gr.Begin]].Name;
+    uint64_t DataLen = 0;
+    for (size_t I = Gr.Begin; I < Gr.End; ++I)
+      DataLen += recordDataSize(C.Records[Order[I]]);
+    write64(Out, Name.size());
+    write64(Out, DataLen);
+    Out.append(Name.begin(), Name.end());
+    for (size_t I = Gr.Begin; I < Gr.End; ++I) {
+      const FunctionCounters &R = C.Records[Order[I]];
+      write64(Out, R.Hash);
+      write64(Out, R.Counts.size());
+      for (uint64_t V : R.Counts)
+        write64(Out, V);
+      write64(Out, R.Bitmap.size());
+      for (uint8_t B : R.Bitmap)
+        write64(Out, B);
+      writeValueData(Out, R);
+    }
+  });
+}
+
+void writeBinaryIds(SmallVectorImpl<char> &Out,
+                    std::vector<std::string> Ids) {
+  llvm::sort(Ids, [](const std::string &A, const std::string &B) {
+    return StringRef(A) < StringRef(B);
+  });
+  Ids.erase(std::unique(Ids.begin(), Ids.end()), Ids.end());
+  uint64_t Size = 0;
+  for (const std::string &Id : Ids)
+    Size += 8 + alignTo(Id.size(), 8);
+  write64(Out, Size);
+  for (const std::string &Id : Ids) {
+    write64(Out, Id.size());
+    Out.append(Id.begin(), Id.end());
+    for (size_t I = Id.size(); I % 8 != 0; ++I)
+      write8(Out, 0);
+  }
+}
+
+Error writeVTableNames(SmallVectorImpl<char> &Out,
+                       const std::vector<std::string> &Names) {
+  std::string Blob;
+  if (!Names.empty()) {
+    std::string Joined;
+    for (size_t I = 0; I < Names.size(); ++I) {
+      if (I)
+        Joined += '\x01';
+      Joined += Names[I];
+    }
+    raw_string_ostream OS(Blob);
+    encodeULEB128(Joined.size(), OS);
+    if (compression::zlib::isAvailable()) {
+      SmallVector<uint8_t, 0> Zipped;
+      compression::zlib::compress(arrayRefFromStringRef(Joined), Zipped,
+                                  compression::zlib::BestSizeCompression);
+      encodeULEB128(Zipped.size(), OS);
+      OS << toStringRef(Zipped);
+    } else {
+      encodeULEB128(0, OS);
+      OS << Joined;
+    }
+  }
+  write64(Out, Blob.size());
+  Out.append(Blob.begin(), Blob.end());
+  while (Out.size() % 8 != 0)
+    write8(Out, 0);
+  return Error::success();
+}
+
+} // namespace
+
+Expected<IndexedWriteStats>
+writeIndexedProfile(const CounterProfile &Counters,
+                    const IndexedMemProf *MemProf,
+                    const IndexedWriterOptions &Opts,
+                    SmallVectorImpl<char> &Out) {
+  if (MemProf && (Opts.MemProfVersion < indexed::MemProfVersionMin ||
+                  Opts.MemProfVersion > indexed::MemProfVersionMax))
     return makeError(ErrorCode::UnsupportedVersion,
                      "memprof version " + Twine(Opts.MemProfVersion) +
                          " cannot be written (supported: 2, 3, 4)");
-  if (Error E = checkReferences(P))
+  if (MemProf)
+    if (Error E = checkReferences(*MemProf))
+      return std::move(E);
+  if (Error E = checkCounters(Counters))
     return std::move(E);
 
   IndexedWriteStats Stats;
   MIBSchema Schema = Opts.FullSchema ? fullSchema() : hotColdSchema();
   Out.clear();
+  const uint64_t Variant = Counters.Variant & WrittenVariantBits;
+  const bool CS = Variant & instrprof::VariantCSIR;
+  const bool Temporal = Variant & instrprof::VariantTemporal;
 
   // Header (72 bytes for version 13); offsets are patched at the end.
   write64(Out, indexed::Magic);
-  write64(Out, indexed::VersionWritten | indexed::VariantMemProf);
+  write64(Out, indexed::VersionWritten | Variant |
+                   (MemProf ? indexed::VariantMemProf : 0));
   write64(Out, 0); // Unused
   write64(Out, 0); // HashType: MD5
   const uint64_t HashOffsetPos = Out.size();
@@ -569,41 +747,53 @@ writeIndexedProfile(const IndexedMemProf &P, const IndexedWriterOptions &Opts,
   write64(Out, 0);
   const uint64_t BinaryIdOffsetPos = Out.size();
   write64(Out, 0);
-  write64(Out, 0); // TemporalProfTracesOffset: no temporal profile
+  const uint64_t TemporalOffsetPos = Out.size();
+  write64(Out, 0);
   const uint64_t VTableNamesOffsetPos = Out.size();
   write64(Out, 0);
 
-  // InstrProf summary of an empty counter profile.
-  write64(Out, indexed::NumSummaryFields);
-  write64(Out, indexed::NumCutoffs);
-  for (unsigned I = 0; I < indexed::NumSummaryFields; ++I)
-    write64(Out, 0);
-  for (unsigned I = 0; I < indexed::NumCutoffs; ++I) {
-    write64(Out, indexed::DefaultCutoffs[I]);
-    write64(Out, 0); // MinBlockCount
-    write64(Out, 0); // NumBlocks
-  }
+  // The summaries: every record, CS records (hash bit 60) apart; the CS
+  // block only in a CS profile.
+  writeSummaryBlock(Out, computeInstrProfSummary(Counters.Records, false));
+  if (CS)
+    writeSummaryBlock(Out, computeInstrProfSummary(Counters.Records, true));
 
-  // The empty function-record table.
-  auto HashOffset = ChainedTableBuilder().emit(Out, [](size_t) {});
+  auto HashOffset = writeCounterTable(Out, Counters);
   if (!HashOffset)
     return HashOffset.takeError();
 
-  uint64_t MemProfOffset = Out.size();
-  if (Error E =
-          Opts.MemProfVersion == 2
-              ? writeMemProfV2(Out, P, Schema, Stats)
-              : writeMemProfRadix(Out, P, Opts.MemProfVersion, Schema, Stats))
-    return std::move(E);
+  uint64_t MemProfOffset = 0;
+  if (MemProf) {
+    MemProfOffset = Out.size();
+    if (Error E = Opts.MemProfVersion == 2
+                      ? writeMemProfV2(Out, *MemProf, Schema, Stats)
+                      : writeMemProfRadix(Out, *MemProf, Opts.MemProfVersion,
+                                          Schema, Stats))
+      return std::move(E);
+  }
 
   uint64_t BinaryIdOffset = Out.size();
-  write64(Out, 0); // no binary ids
+  writeBinaryIds(Out, Counters.BinaryIds);
   uint64_t VTableNamesOffset = Out.size();
-  write64(Out, 0); // no vtable names
+  if (Error E = writeVTableNames(Out, Counters.VTableNames))
+    return std::move(E);
+  uint64_t TemporalOffset = 0;
+  if (Temporal) {
+    TemporalOffset = Out.size();
+    write64(Out, Counters.Traces.size());
+    write64(Out, Counters.TraceStreamSize);
+    for (const TemporalTrace &T : Counters.Traces) {
+      write64(Out, T.Weight);
+      write64(Out, T.FunctionNameRefs.size());
+      for (uint64_t Ref : T.FunctionNameRefs)
+        write64(Out, Ref);
+    }
+  }
 
   patch64(Out, HashOffsetPos, *HashOffset);
   patch64(Out, MemProfOffsetPos, MemProfOffset);
   patch64(Out, BinaryIdOffsetPos, BinaryIdOffset);
+  patch64(Out, TemporalOffsetPos, TemporalOffset);
   patch64(Out, VTableNamesOffsetPos, VTableNamesOffset);
   return Stats;
 }

@@ -1,1 +1,195 @@
-// placeholder
+//===- InstrProfIndexed.cpp - Counter summary and value blobs -------------===//
+//
+// What the indexed writer and reader need beyond the tables: the InstrProf
+// summary LLVM's InstrProfSummaryBuilder computes (spec 3.2) and the
+// value-profile blob (spec 1.10).
+//
+//===----------------------------------------------------------------------===//
+#include "InstrProfInternal.h"
+#include "memprof/ProfileData/ByteWriter.h"
+#include "memprof/ProfileData/Error.h"
+#include "memprof/format/IndexedFormat.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MathExtras.h"
+#include <map>
+
+using namespace llvm;
+
+namespace memprof {
+
+InstrProfSummary computeInstrProfSummary(ArrayRef<FunctionCounters> Records,
+                                         bool CS) {
+  InstrProfSummary S;
+  // LLVM keeps u32 counts of blocks and functions and of each count's
+  // frequency; everything else is u64 and wraps.
+  uint32_t NumFunctions = 0, NumCounts = 0;
+  std::map<uint64_t, uint32_t, std::greater<uint64_t>> Freq;
+  for (const FunctionCounters &R : Records) {
+    if (R.isCS() != CS || R.Counts.empty())
+      continue;
+    if (R.Counts[0] == instrprof::PseudoHot ||
+        R.Counts[0] == instrprof::PseudoWarm)
+      continue;
+    for (size_t I = 0; I < R.Counts.size(); ++I) {
+      uint64_t C = R.Counts[I];
+      if (I == 0) {
+        ++NumFunctions;
+        S.MaxFunctionCount = std::max(S.MaxFunctionCount, C);
+      } else {
+        S.MaxInternalBlockCount = std::max(S.MaxInternalBlockCount, C);
+      }
+      S.TotalBlockCount += C;
+      S.MaxBlockCount = std::max(S.MaxBlockCount, C);
+      ++NumCounts;
+      ++Freq[C];
+    }
+  }
+  S.TotalNumFunctions = NumFunctions;
+  S.TotalNumBlocks = NumCounts;
+
+  auto It = Freq.begin();
+  uint64_t Sum = 0, Count = 0;
+  uint32_t Seen = 0;
+  for (unsigned I = 0; I < indexed::NumCutoffs; ++I) {
+    uint64_t Cutoff = indexed::DefaultCutoffs[I];
+    // TotalCount * Cutoff / 10^6 in 128 bits, truncated.
+    unsigned __int128 Desired128 =
+        (unsigned __int128)S.TotalBlockCount * Cutoff / 1000000u;
+    uint64_t Desired = uint64_t(Desired128);
+    while (Sum < Desired && It != Freq.end()) {
+      Count = It->first;
+      Sum += Count * uint64_t(It->second);
+      Seen += It->second;
+      ++It;
+    }
+    S.Detailed.push_back({Cutoff, Count, Seen});
+  }
+  return S;
+}
+
+namespace {
+uint64_t kindHeaderSize(uint64_t NumSites) { return alignTo(8 + NumSites, 8); }
+} // namespace
+
+uint64_t valueDataSize(const FunctionCounters &R) {
+  uint64_t Size = 8;
+  for (const auto &Sites : R.Sites) {
+    if (Sites.empty())
+      continue;
+    Size += kindHeaderSize(Sites.size());
+    for (const InstrProfValueSite &S : Sites)
+      Size += 16 * S.size();
+  }
+  return Size;
+}
+
+void writeValueData(SmallVectorImpl<char> &Out, const FunctionCounters &R) {
+  uint32_t NumKinds = 0;
+  for (const auto &Sites : R.Sites)
+    NumKinds += !Sites.empty();
+  write32(Out, uint32_t(valueDataSize(R)));
+  write32(Out, NumKinds);
+  for (unsigned K = 0; K < instrprof::NumValueKinds; ++K) {
+    const auto &Sites = R.Sites[K];
+    if (Sites.empty())
+      continue;
+    write32(Out, K);
+    write32(Out, uint32_t(Sites.size()));
+    for (const InstrProfValueSite &S : Sites)
+      write8(Out, uint8_t(S.size()));
+    for (uint64_t I = 8 + Sites.size(); I < kindHeaderSize(Sites.size()); ++I)
+      write8(Out, 0);
+    for (const InstrProfValueSite &S : Sites)
+      for (const InstrProfValue &V : S) {
+        write64(Out, V.Value);
+        write64(Out, V.Count);
+      }
+  }
+}
+
+Error readValueData(DataCursor &C, FunctionCounters &R) {
+  const uint64_t Start = C.absoluteOffset();
+  auto TotalSize = C.read<uint32_t>("value data size");
+  if (!TotalSize)
+    return TotalSize.takeError();
+  auto NumKinds = C.read<uint32_t>("value kind count");
+  if (!NumKinds)
+    return NumKinds.takeError();
+  if (*TotalSize < 8 || *TotalSize % 8 != 0)
+    return makeError(ErrorCode::Malformed,
+                     "value data size " + Twine(*TotalSize) +
+                         " is not a positive multiple of 8",
+                     Start);
+  if (*TotalSize - 8 > C.remaining())
+    return makeError(ErrorCode::Malformed,
+                     "value data of " + Twine(*TotalSize) +
+                         " bytes extends past the " +
+                         Twine(C.remaining() + 8) + " bytes that remain",
+                     Start);
+  if (*NumKinds > instrprof::NumValueKinds)
+    return makeError(ErrorCode::Malformed,
+                     "value data holds " + Twine(*NumKinds) +
+                         " value kinds (at most " +
+                         Twine(instrprof::NumValueKinds) + ")",
+                     Start + 4);
+  DataCursor B(StringRef(C.current(), *TotalSize - 8), Start + 8);
+  if (Error E = C.skip(*TotalSize - 8, "value data"))
+    return E;
+  for (auto &Sites : R.Sites)
+    Sites.clear();
+  int LastKind = -1;
+  for (uint32_t I = 0; I < *NumKinds; ++I) {
+    const uint64_t KindAt = B.absoluteOffset();
+    auto Kind = B.read<uint32_t>("value kind");
+    if (!Kind)
+      return Kind.takeError();
+    if (*Kind >= instrprof::NumValueKinds || int(*Kind) <= LastKind)
+      return makeError(ErrorCode::Malformed,
+                       "value kind " + Twine(*Kind) +
+                           (*Kind >= instrprof::NumValueKinds
+                                ? " is not a known kind (0-2)"
+                                : " repeats or is out of order"),
+                       KindAt);
+    LastKind = int(*Kind);
+    auto NumSites = B.read<uint32_t>("value site count");
+    if (!NumSites)
+      return NumSites.takeError();
+    if (*NumSites == 0)
+      return makeError(ErrorCode::Malformed,
+                       "value kind " + Twine(*Kind) + " has no sites", KindAt);
+    if (Error E = B.need(kindHeaderSize(*NumSites) - 8, "value site counts"))
+      return E;
+    StringRef Counts(B.current(), *NumSites);
+    if (Error E = B.skip(kindHeaderSize(*NumSites) - 8, "value site counts"))
+      return E;
+    uint64_t NumValues = 0;
+    for (char N : Counts)
+      NumValues += uint8_t(N);
+    if (Error E = B.needItems(NumValues, 16, "value"))
+      return E;
+    auto &Sites = R.Sites[*Kind];
+    Sites.resize(*NumSites);
+    // Checked above: the values fit in what remains.
+    const char *P = B.current();
+    for (uint32_t S = 0; S < *NumSites; ++S) {
+      uint8_t N = uint8_t(Counts[S]);
+      Sites[S].resize(N);
+      for (InstrProfValue &IV : Sites[S]) {
+        IV.Value = support::endian::read64le(P);
+        IV.Count = support::endian::read64le(P + 8);
+        P += 16;
+      }
+    }
+    if (Error E = B.skip(16 * NumValues, "values"))
+      return E;
+  }
+  if (!B.atEnd())
+    return makeError(ErrorCode::Malformed,
+                     "value data has " + Twine(B.remaining()) +
+                         " bytes after its last kind",
+                     B.absoluteOffset());
+  return Error::success();
+}
+
+} // namespace memprof
