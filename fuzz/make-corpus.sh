@@ -187,6 +187,21 @@ write('names-len-32mb',
                   0, 0, 0) +
       struct.pack('<Q', 1) + names + b'\0' * (-len(names) % 8))
 EOF
+# Indexed profiles with counters, written by llvm-profdata-22 from those raw
+# files: IR with value data and binary ids, CS (a second summary), front end,
+# temporal traces, MC/DC bitmaps, vtable names, and counters with MemProf.
+llvm-profdata-22 merge cs.profraw ir.profdata -o cs.profdata
+llvm-profdata-22 merge fe.profraw -o fe.profdata
+llvm-profdata-22 merge temporal.profraw temporal.profraw -o temporal.profdata
+llvm-profdata-22 merge mcdc.profraw -o mcdc.profdata
+llvm-profdata-22 merge --keep-vtable-symbols vtable.profraw -o vtable.profdata
+clang++-22 -fprofile-generate -fmemory-profile -gmlt -fdebug-info-for-profiling \
+  -fno-omit-frame-pointer -O0 "$here/../lit-tests/memprof-merge/Inputs/sites.cpp" -o both
+LLVM_PROFILE_FILE=both.profraw python3 "$tools/run-profiled.py" both.raw ./both 1 >/dev/null
+llvm-profdata-22 merge both.profraw both.raw --profiled-binary both -o both.profdata
+for f in ir cs fe temporal mcdc vtable both; do
+  cp $f.profdata "$here/corpus/indexed/counters-$f.profdata"
+done
 # The symbolizer's seeds are tiny ELF files rather than profiles.
 "$here/make-elf-corpus.sh"
 echo "corpora written to $here/corpus"

@@ -10,6 +10,7 @@
 #include "llvm/Support/ErrorHandling.h"
 #include "llvm/Config/llvm-config.h"
 #include "memprof/format/IndexedFormat.h"
+#include "memprof/format/InstrProfFormat.h"
 #include "memprof/format/RawProfileFormat.h"
 #include <algorithm>
 #include <cerrno>
@@ -29,6 +30,9 @@ namespace tool {
 
 static std::string ToolName = "memprof";
 static std::string ToolWrites;
+static bool ToolReadsCounters = false;
+
+void setReadsCounters() { ToolReadsCounters = true; }
 
 void setToolName(StringRef Name, StringRef Writes) {
   ToolName = Name.str();
@@ -98,17 +102,22 @@ std::string versionText() {
   OS << ToolName << " (memprof " << MEMPROF_VERSION << ", built with LLVM "
      << LLVM_VERSION_STRING << ")\n"
      << "  reads:  raw MemProf profiles v" << raw::RawVersionMin << "-v"
-     << raw::RawVersionMax << "; indexed profiles up to v"
-     << indexed::VersionMax << " with MemProf sections V"
-     << indexed::MemProfVersionMin << "-V" << indexed::MemProfVersionMax
-     << "\n"
+     << raw::RawVersionMax;
+  if (ToolReadsCounters)
+    OS << "; raw PGO counter profiles v" << instrprof::RawVersionMin << "-v"
+       << instrprof::RawVersionMax;
+  OS << "; indexed profiles up to v" << indexed::VersionMax
+     << (ToolReadsCounters ? " with counters and" : " with")
+     << " MemProf sections V" << indexed::MemProfVersionMin << "-V"
+     << indexed::MemProfVersionMax << "\n"
      << "  writes: ";
   if (!ToolWrites.empty()) {
     OS << ToolWrites;
     return S;
   }
   OS << "indexed profile v" << indexed::VersionWritten
-     << ", MemProf section V" << indexed::MemProfVersionMin << "-V"
+     << (ToolReadsCounters ? " with counters and" : ",")
+     << " MemProf section V" << indexed::MemProfVersionMin << "-V"
      << indexed::MemProfVersionMax << " (default V"
      << indexed::MemProfVersionDefault
      << "), memprof's names extension after LLVM's bytes";

@@ -25,6 +25,8 @@ bool parseCommandLine(CLI::App &App, int argc, char **argv);
 /// Sets the name printed in front of every diagnostic, and what --version
 /// says the tool writes (by default, the indexed profile and its versions).
 void setToolName(llvm::StringRef Name, llvm::StringRef Writes = "");
+/// The tool reads PGO counter profiles too (said by --version).
+void setReadsCounters();
 /// Keeps freed memory for reuse instead of returning it to the system: a
 /// tool runs briefly and its tables grow by doubling, so glibc's defaults
 /// (allocations of 128 KiB and more mmapped afresh and unmapped at free, the

@@ -2,6 +2,7 @@
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/Merge.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
@@ -18,6 +19,7 @@
 #include <chrono>
 #include <fstream>
 #include <optional>
+#include <set>
 
 using namespace llvm;
 using namespace memprof;
@@ -30,6 +32,8 @@ struct Input {
   std::unique_ptr<MemoryBuffer> Buffer;
   std::optional<RawProfile> Raw;
   std::optional<IndexedMemProf> Indexed;
+  std::optional<CounterProfile> Counters; // PGO counters (raw or indexed)
+  bool RawCounters = false;               // Counters come from a .profraw
   std::optional<ProfileNames> Names;
   IndexedProfileInfo Info;
   uint64_t Bytes = 0; // the file's size, for the progress line
@@ -60,11 +64,23 @@ void loadInput(Input &In, bool ReadNames) {
         In.Names = std::move(*N);
       }
     }
-    auto P = readIndexedProfile(Data, &In.Info);
+    CounterProfile Counters;
+    auto P = readIndexedProfile(Data, &In.Info, nullptr, &Counters);
+    if (!P) {
+      In.Err = P.takeError();
+    } else {
+      if (In.Info.MemProfVersion != 0)
+        In.Indexed = std::move(*P);
+      if (Counters.Present)
+        In.Counters = std::move(Counters);
+    }
+  } else if (isRawInstrProf(Data)) {
+    In.RawCounters = true;
+    auto P = readRawInstrProf(Data);
     if (!P)
       In.Err = P.takeError();
     else
-      In.Indexed = std::move(*P);
+      In.Counters = std::move(*P);
   } else if (isRawProfile(Data) || Data.size() < 8) {
     auto P = readRawProfile(Data);
     if (!P)
@@ -73,7 +89,9 @@ void loadInput(Input &In, bool ReadNames) {
       In.Raw = std::move(*P);
   } else {
     In.Err = makeError(ErrorCode::BadMagic,
-                       "not a raw or indexed MemProf profile", 0);
+                       "not a profile: neither raw MemProf (.memprofraw), raw "
+                       "PGO counters (.profraw) nor indexed (.profdata)",
+                       0);
   }
   // Raw and indexed models are self-contained; the bytes can go.
   In.Buffer.reset();
@@ -165,14 +183,17 @@ private:
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-merge");
+  tool::setReadsCounters();
   tool::tuneAllocator();
   tool::installOutOfMemoryHandler(
       "merge fewer or smaller inputs at a time, or raise the memory limit");
 
   CLI::App App{
       "Merge raw MemProf profiles (LLVM raw v3-v5, as clang's -fmemory-profile\n"
-      "runtime and ours write them) and indexed profiles into one indexed\n"
-      "profile for clang's -fmemory-profile-use and llvm-profdata 22.\n\n"
+      "runtime and ours write them), raw PGO counter profiles (.profraw from\n"
+      "-fprofile-generate or -fprofile-instr-generate, raw v8-v10) and indexed\n"
+      "profiles into one indexed profile for clang's -fprofile-use and\n"
+      "-fmemory-profile-use, and llvm-profdata 22.\n\n"
       "Every module of the profiled process is symbolized through its build id:\n"
       "give the main program and its shared libraries with --profiled-binary,\n"
       "or directories to search with --debug-dir.",
@@ -180,8 +201,11 @@ int main(int argc, char **argv) {
   std::vector<std::string> Inputs, Binaries, DebugDirs, ListFiles, WeightedArgs;
   std::string Output, FailureMode = "any";
   unsigned Threads = 0, MemProfVersion = 3;
-  bool FullSchema = false, Quiet = false, NoNames = false;
-  App.add_option("inputs", Inputs, "Raw (.memprofraw) or indexed (.profdata) profiles");
+  bool FullSchema = false, Quiet = false, NoNames = false,
+       KeepVTableSymbols = false;
+  App.add_option("inputs", Inputs,
+                 "Raw MemProf (.memprofraw), raw PGO counter (.profraw) or "
+                 "indexed (.profdata) profiles");
   App.add_option("--weighted-input", WeightedArgs,
                  "An input counted W times (W from 1 to 2^32): its counts and "
                  "sums are multiplied by W (saturating), minima and maxima "
@@ -223,6 +247,9 @@ int main(int argc, char **argv) {
                "Write only LLVM's bytes: no names extension (function names, "
                "files and lines after the LLVM part), and ignore the names "
                "extensions of indexed inputs");
+  App.add_flag("--keep-vtable-symbols", KeepVTableSymbols,
+               "Keep the vtable names of raw PGO inputs (as llvm-profdata's "
+               "flag; an indexed input's vtable names are always kept)");
   App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
   std::string Progress = "auto";
   App.add_option("--progress", Progress,
@@ -301,7 +328,8 @@ int main(int argc, char **argv) {
   if (Inputs.size() > 1 && NumThreads > 1)
     Pool.emplace(Strategy);
   const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
-  unsigned Bad = 0, Used = 0;
+  unsigned Bad = 0, Used = 0, MemProfInputs = 0, RawMemProfInputs = 0;
+  bool CounterHintGiven = false;
   ProgressLine Progressed(Progress, Quiet, Inputs.size());
   uint64_t BytesRead = 0;
   for (size_t Begin = 0; Begin < Inputs.size(); Begin += BatchSize) {
@@ -324,6 +352,23 @@ int main(int argc, char **argv) {
       Error E = std::move(In.Err);
       if (!E && In.Raw)
         E = Merger.addRaw(*In.Raw, In.Weight);
+      std::vector<CounterWarning> CounterWarnings;
+      if (!E && In.Counters) {
+        // As llvm-profdata without --keep-vtable-symbols: a raw input's
+        // vtable names are not kept (an indexed input's are).
+        if (!KeepVTableSymbols && In.RawCounters)
+          In.Counters->VTableNames.clear();
+        E = Merger.addCounters(*In.Counters, In.Weight, CounterWarnings);
+      }
+      for (const CounterWarning &W : CounterWarnings) {
+        tool::warning(In.Path, W.Function + ": " +
+                                   counterIssueText(W.Issue));
+        if (!CounterHintGiven && W.Issue != CounterIssue::CounterOverflow) {
+          CounterHintGiven = true;
+          tool::note("make sure that all profile data to be merged is "
+                     "generated from the same binary");
+        }
+      }
       if (E) {
         ++Bad;
         if (FailureMode == "any")
@@ -337,6 +382,10 @@ int main(int argc, char **argv) {
       if (In.Indexed)
         Merger.addIndexed(*In.Indexed, In.Info.Schema,
                           In.Names ? &*In.Names : nullptr, In.Weight);
+      if (In.Raw || In.Indexed) {
+        ++MemProfInputs;
+        RawMemProfInputs += In.Raw.has_value();
+      }
       ++Used;
     }
     Progressed.update(End, BytesRead);
@@ -380,21 +429,27 @@ int main(int argc, char **argv) {
                  Twine(PS.FoldedBytes) + " bytes), " + Twine(PS.Trimmed) +
                  " trimmed, " + Twine(PS.DepthCut) + " cut to --max-depth");
   }
-  // One raw input keeps llvm-profdata's order (byte identity); anything else,
-  // or a pruned profile, is written in the canonical order.
-  RecordOrder Order = (Inputs.size() == 1 && AnyRaw && !Pruning)
-                          ? RecordOrder::FirstAppearance
-                          : RecordOrder::Canonical;
+  // One MemProf input, raw, keeps llvm-profdata's order (byte identity);
+  // anything else, or a pruned profile, is written in the canonical order.
+  RecordOrder Order =
+      (MemProfInputs == 1 && RawMemProfInputs == 1 && !Pruning)
+          ? RecordOrder::FirstAppearance
+          : RecordOrder::Canonical;
   IndexedMemProf Merged = Merger.build(Order);
+  CounterProfile Counters = Merger.counters().build();
+  // The MemProf section is written when some input had MemProf data, as
+  // llvm-profdata does; a counters-only merge has none.
+  const bool WithMemProf = MemProfInputs != 0;
   IndexedWriterOptions WO;
   WO.MemProfVersion = MemProfVersion;
   WO.FullSchema = FullSchema;
   SmallVector<char, 0> Bytes;
-  auto WS = writeIndexedProfile(Merged, WO, Bytes);
+  auto WS = writeIndexedProfile(Counters, WithMemProf ? &Merged : nullptr, WO,
+                                Bytes);
   if (!WS)
     tool::fatal(Output, WS.takeError());
   NamesExtensionStats NS;
-  if (!NoNames) {
+  if (!NoNames && WithMemProf) {
     ProfileNames &Names = Merger.names();
     Names.markUnobservedFrames(Merged);
     auto N = appendNamesExtension(Bytes, Merged, Names);
@@ -424,11 +479,23 @@ int main(int argc, char **argv) {
     NamesNote = (", names of " + Twine(NS.NumFunctions) + " (" +
                  Twine(NS.TotalBytes) + " bytes)")
                     .str();
+  std::string What;
+  if (Counters.Present) {
+    std::set<StringRef> Functions;
+    for (const FunctionCounters &R : Counters.Records)
+      Functions.insert(R.Name);
+    What = ("counters of " + Twine(Functions.size()) + " functions (" +
+            describeVariant(Counters.Variant) + ")")
+               .str();
+  }
+  if (WithMemProf)
+    What += ((What.empty() ? "" : "; ") + Twine(Merger.numContexts()) +
+             " allocation contexts, " + Twine(Merged.Records.size()) +
+             " functions" + NamesNote)
+                .str();
   if (!Quiet)
     tool::note(Twine("merged ") + Twine(Used) + " input" +
-               (Used == 1 ? "" : "s") + ": " + Twine(Merger.numContexts()) +
-               " allocation contexts, " + Twine(Merged.Records.size()) +
-               " functions" + NamesNote + " -> " + Output);
+               (Used == 1 ? "" : "s") + ": " + What + " -> " + Output);
   // The symbolizer's DWARF tables take longer to free than the process to
   // exit; the operating system reclaims them (as clang's -disable-free).
   BuryPointer(std::move(Locator));

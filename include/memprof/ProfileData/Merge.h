@@ -9,6 +9,7 @@
 #ifndef MEMPROF_PROFILEDATA_MERGE_H
 #define MEMPROF_PROFILEDATA_MERGE_H
 
+#include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
@@ -110,6 +111,15 @@ public:
   void addIndexed(const IndexedMemProf &P, llvm::ArrayRef<uint8_t> Schema,
                   const ProfileNames *Names = nullptr, uint64_t Weight = 1);
 
+  /// Adds the PGO counters of one input (raw or indexed) counted \p Weight
+  /// times; see CounterMerger::add.
+  llvm::Error addCounters(const CounterProfile &P, uint64_t Weight,
+                          std::vector<CounterWarning> &Warnings) {
+    return Counters.add(P, Weight, Warnings);
+  }
+  /// The counter half of the merge.
+  const CounterMerger &counters() const { return Counters; }
+
   /// Prunes the merged contexts (implemented in Prune.cpp). Totals over all
   /// contexts are preserved; the result depends only on the merged content.
   PruneStats prune(const PruneOptions &Opts);
@@ -163,6 +173,7 @@ private:
 
   BinaryLocator *Locator;
   MergeStats Stats;
+  CounterMerger Counters;
   ProfileNames Names;
   U64MapVector<Context> Contexts;
   /// Stack ids of the frame-id sequences met so far (hashed once each).
