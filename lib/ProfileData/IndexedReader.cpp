@@ -493,6 +493,7 @@ Error SectionReader::readRadixBased(DataCursor &C, unsigned Version) {
                      At[2]);
   // The data access profile, which this toolchain does not model, follows
   // the record table; it is only located, not read.
+  Info.DataAccessProfileOffset = Version >= 4 ? Offs[3] : 0;
   if (Version >= 4 && Offs[3] != 0 && Offs[3] <= RecordTable)
     return malformed("data access profile offset " + Twine(Offs[3]) +
                          " does not follow the record table at " +

@@ -68,6 +68,14 @@ void loadInput(Input &In, bool ReadNames) {
     auto P = readIndexedProfile(Data, &In.Info, nullptr, &Counters);
     if (!P) {
       In.Err = P.takeError();
+    } else if (In.Info.DataAccessProfileOffset != 0) {
+      // Everything an indexed input holds is carried over, or the merge
+      // says what it cannot carry: never a silent drop.
+      In.Err = makeError(
+          ErrorCode::Incompatible,
+          "its MemProf section holds a data access profile, which "
+          "memprof-merge cannot carry over into the output",
+          In.Info.DataAccessProfileOffset);
     } else {
       if (In.Info.MemProfVersion != 0)
         In.Indexed = std::move(*P);

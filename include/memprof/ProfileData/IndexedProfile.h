@@ -68,6 +68,9 @@ struct IndexedProfileInfo {
   uint64_t MemProfVersion = 0; // 0 when the file has no MemProf section
   MIBSchema Schema;
   uint64_t NumFunctionRecords = 0; // entries of the function table
+  /// Where a MemProf V4 section's data access profile starts (0: none).
+  /// It is not modelled: a tool that rewrites the file cannot keep it.
+  uint64_t DataAccessProfileOffset = 0;
 };
 
 /// True when \p Buffer starts with the indexed-profile magic.
