@@ -15,8 +15,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/Compression.h"
-#include "llvm/Support/LEB128.h"
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/MathExtras.h"
 #include <optional>
@@ -787,62 +785,6 @@ Error readFunctionRecords(const TableItem &It, uint64_t Version,
   return Error::success();
 }
 
-/// Name blobs (spec 1.8): ULEB uncompressed length, ULEB compressed length,
-/// then the names joined by 0x01, zlib-compressed or not.
-Error readNameBlobs(StringRef Data, uint64_t Base,
-                    std::vector<std::string> &Names) {
-  size_t Pos = 0;
-  while (Pos < Data.size()) {
-    if (Data[Pos] == 0) { // padding between blobs
-      ++Pos;
-      continue;
-    }
-    const uint64_t At = Base + Pos;
-    unsigned N = 0;
-    const char *Err = nullptr;
-    const uint8_t *P = reinterpret_cast<const uint8_t *>(Data.data());
-    uint64_t Plain = decodeULEB128(P + Pos, &N, P + Data.size(), &Err);
-    if (Err)
-      return malformed(Twine("name blob length: ") + Err, At);
-    Pos += N;
-    uint64_t Zipped = decodeULEB128(P + Pos, &N, P + Data.size(), &Err);
-    if (Err)
-      return malformed(Twine("name blob compressed length: ") + Err, At);
-    Pos += N;
-    uint64_t Stored = Zipped ? Zipped : Plain;
-    if (Stored > Data.size() - Pos)
-      return malformed("name blob of " + Twine(Stored) +
-                           " bytes extends past its section",
-                       At);
-    StringRef Bytes = Data.substr(Pos, Stored);
-    Pos += Stored;
-    SmallVector<uint8_t, 0> Unzipped;
-    if (Zipped) {
-      if (!compression::zlib::isAvailable())
-        return makeError(ErrorCode::Malformed,
-                         "names are zlib-compressed and this build has no zlib",
-                         At);
-      // A hostile length must not size the buffer: names expand at most
-      // about 1032 times under zlib.
-      if (Plain / 1032 > Stored + 1)
-        return malformed("name blob claims " + Twine(Plain) +
-                             " bytes from " + Twine(Stored) + " compressed",
-                         At);
-      if (Error E = compression::zlib::decompress(arrayRefFromStringRef(Bytes),
-                                                  Unzipped, Plain)) {
-        consumeError(std::move(E));
-        return malformed("name blob does not decompress", At);
-      }
-      Bytes = toStringRef(Unzipped);
-    }
-    SmallVector<StringRef, 16> Parts;
-    Bytes.split(Parts, '\x01');
-    for (StringRef S : Parts)
-      Names.push_back(S.str());
-  }
-  return Error::success();
-}
-
 Error readTraces(StringRef Buffer, uint64_t Offset, CounterProfile &Out) {
   DataCursor T(Buffer.substr(Offset), Offset);
   auto Num = T.read<uint64_t>("temporal trace count");
@@ -1058,10 +1000,16 @@ readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
       return Len.takeError();
     if (Error E = V.need(*Len, "vtable names"))
       return std::move(E);
-    if (Counters && *Len)
-      if (Error E = readNameBlobs(StringRef(V.current(), *Len),
-                                  VTableOffset + 8, Counters->VTableNames))
+    if (Counters && *Len) {
+      std::deque<SmallVector<uint8_t, 0>> Inflated;
+      if (Error E = forEachNameInBlobs(
+              StringRef(V.current(), *Len), VTableOffset + 8, "vtable names",
+              Inflated, [&](StringRef Name, uint64_t) {
+                Counters->VTableNames.push_back(Name.str());
+                return Error::success();
+              }))
         return std::move(E);
+    }
   }
   if (Info.Version >= 10 && (Info.VariantFlags & indexed::VariantTemporal)) {
     if (Error E = CheckOffset(TemporalOffset, 16,

@@ -1,15 +1,17 @@
-//===- InstrProfIndexed.cpp - Counter summary and value blobs -------------===//
+//===- InstrProfIndexed.cpp - Counter summary, value and name blobs -------===//
 //
-// What the indexed writer and reader need beyond the tables: the InstrProf
-// summary LLVM's InstrProfSummaryBuilder computes (spec 3.2) and the
-// value-profile blob (spec 1.10).
+// What the counter readers and writer share beyond the tables: the InstrProf
+// summary LLVM's InstrProfSummaryBuilder computes (spec 3.2), the
+// value-profile blob (spec 1.10) and the name blobs (spec 1.8).
 //
 //===----------------------------------------------------------------------===//
 #include "InstrProfInternal.h"
 #include "memprof/ProfileData/ByteWriter.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/format/IndexedFormat.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/Compression.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MathExtras.h"
 #include <map>
@@ -189,6 +191,96 @@ Error readValueData(DataCursor &C, FunctionCounters &R) {
                      "value data has " + Twine(B.remaining()) +
                          " bytes after its last kind",
                      B.absoluteOffset());
+  return Error::success();
+}
+
+namespace {
+/// zlib cannot expand data by more than about 1032:1; a names blob claiming
+/// more is corrupt, and its claim must not size an allocation.
+constexpr uint64_t MaxZlibRatio = 1032;
+} // namespace
+
+Error forEachNameInBlobs(StringRef Sec, uint64_t Base, StringRef What,
+                         std::deque<SmallVector<uint8_t, 0>> &Inflated,
+                         function_ref<Error(StringRef, uint64_t)> OnName) {
+  DataCursor C(Sec, Base);
+  // Decoded here: LLVM's decodeULEB128 shifts by 64 or more on a long run
+  // of 0x80 bytes.
+  auto ReadULEB = [&](const char *Field) -> Expected<uint64_t> {
+    const uint64_t At = C.absoluteOffset();
+    uint64_t V = 0;
+    for (unsigned Shift = 0;; Shift += 7) {
+      if (C.atEnd())
+        return makeError(ErrorCode::Truncated,
+                         What + " blob " + Field +
+                             ": malformed uleb128, extends past the end",
+                         At);
+      const uint8_t Byte = *C.current();
+      cantFail(C.skip(1, Field));
+      const uint64_t Slice = Byte & 0x7f;
+      if (Shift > 63 || (Shift == 63 && Slice > 1))
+        return makeError(ErrorCode::Malformed,
+                         What + " blob " + Field +
+                             ": uleb128 too big for 64 bits",
+                         At);
+      V |= Slice << Shift;
+      if (!(Byte & 0x80))
+        return V;
+    }
+  };
+  while (!C.atEnd()) {
+    const uint64_t BlobAt = C.absoluteOffset();
+    auto RawLen = ReadULEB("length");
+    if (!RawLen)
+      return RawLen.takeError();
+    auto ZLen = ReadULEB("compressed length");
+    if (!ZLen)
+      return ZLen.takeError();
+    StringRef Text;
+    const uint64_t TextAt = C.absoluteOffset();
+    if (*ZLen == 0) {
+      if (Error Err = C.need(*RawLen, What + " blob"))
+        return Err;
+      Text = cantFail(C.readBytes(*RawLen, "names"));
+    } else {
+      if (Error Err = C.need(*ZLen, "compressed " + What + " blob"))
+        return Err;
+      StringRef Z = cantFail(C.readBytes(*ZLen, "names"));
+      if (!compression::zlib::isAvailable())
+        return makeError(ErrorCode::UnsupportedVersion,
+                         What + " are zlib-compressed but this build has no "
+                                "zlib",
+                         BlobAt);
+      if (*RawLen / MaxZlibRatio > *ZLen)
+        return makeError(ErrorCode::Malformed,
+                         What + " blob claims " + Twine(*RawLen) +
+                             " bytes from " + Twine(*ZLen) +
+                             " compressed bytes, more than zlib can expand to",
+                         BlobAt);
+      Inflated.emplace_back();
+      SmallVector<uint8_t, 0> &Out = Inflated.back();
+      if (Error Err = compression::zlib::decompress(arrayRefFromStringRef(Z),
+                                                    Out, *RawLen))
+        return makeError(ErrorCode::Malformed,
+                         "cannot decompress " + What + ": " +
+                             toString(std::move(Err)),
+                         TextAt);
+      Text = toStringRef(ArrayRef<uint8_t>(Out));
+    }
+    // Names are joined by '\x01'; the offset is the blob's (the text may be
+    // inflated).
+    while (true) {
+      auto [Name, Rest] = Text.split('\x01');
+      if (Error Err = OnName(Name, BlobAt))
+        return Err;
+      if (Name.size() == Text.size())
+        break;
+      Text = Rest;
+    }
+    // Zero bytes between the blobs of several translation units.
+    while (!C.atEnd() && *C.current() == 0)
+      cantFail(C.skip(1, "padding"));
+  }
   return Error::success();
 }
 

@@ -9,6 +9,7 @@
 // every error names the absolute file offset.
 //
 //===----------------------------------------------------------------------===//
+#include "InstrProfInternal.h"
 #include "memprof/ProfileData/DataCursor.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/InstrProfData.h"
@@ -42,18 +43,9 @@ bool isRawInstrProf(StringRef Buffer) {
 
 namespace {
 
-#define TRY(Var, Expr)                                                         \
-  auto Var##OrErr = (Expr);                                                    \
-  if (!Var##OrErr)                                                             \
-    return Var##OrErr.takeError();                                             \
-  auto Var = *Var##OrErr;
-
 /// The most entries reserved up front for a count read from the file.
 constexpr uint64_t MaxReserve = uint64_t(1) << 16;
 
-/// zlib cannot expand data by more than about 1032:1; a names blob claiming
-/// more is corrupt, and its claim must not size an allocation.
-constexpr uint64_t MaxZlibRatio = 1032;
 
 /// The variant bits a raw profile may carry (the MemProf bit is indexed-only).
 constexpr uint64_t RawVariantBits =
@@ -287,82 +279,11 @@ Error RawInstrProfParser<E>::addName(StringRef Name, uint64_t At,
 template <endianness E>
 Error RawInstrProfParser<E>::decodeNames(StringRef Sec, uint64_t Base,
                                          bool VTables) {
-  const char *What = VTables ? "vtable names" : "names";
-  DataCursor C(Sec, Base);
-  // Decoded here: LLVM's decodeULEB128 shifts by 64 or more on a long run
-  // of 0x80 bytes.
-  auto ReadULEB = [&](const char *Field) -> Expected<uint64_t> {
-    const uint64_t At = C.absoluteOffset();
-    uint64_t V = 0;
-    for (unsigned Shift = 0;; Shift += 7) {
-      if (C.atEnd())
-        return makeError(ErrorCode::Truncated,
-                         Twine(What) + " blob " + Field +
-                             ": malformed uleb128, extends past the end",
-                         At);
-      const uint8_t Byte = *C.current();
-      cantFail(C.skip(1, Field));
-      const uint64_t Slice = Byte & 0x7f;
-      if (Shift > 63 || (Shift == 63 && Slice > 1))
-        return makeError(ErrorCode::Malformed,
-                         Twine(What) + " blob " + Field +
-                             ": uleb128 too big for 64 bits",
-                         At);
-      V |= Slice << Shift;
-      if (!(Byte & 0x80))
-        return V;
-    }
-  };
-  while (!C.atEnd()) {
-    uint64_t BlobAt = C.absoluteOffset();
-    TRY(RawLen, ReadULEB("length"));
-    TRY(ZLen, ReadULEB("compressed length"));
-    StringRef Text;
-    uint64_t TextAt = C.absoluteOffset();
-    if (ZLen == 0) {
-      if (Error Err = C.need(RawLen, Twine(What) + " blob"))
-        return Err;
-      Text = cantFail(C.readBytes(RawLen, "names"));
-    } else {
-      if (Error Err = C.need(ZLen, Twine("compressed ") + What + " blob"))
-        return Err;
-      StringRef Z = cantFail(C.readBytes(ZLen, "names"));
-      if (!compression::zlib::isAvailable())
-        return makeError(ErrorCode::UnsupportedVersion,
-                         Twine(What) +
-                             " are zlib-compressed but this build has no zlib",
-                         BlobAt);
-      if (RawLen / MaxZlibRatio > ZLen)
-        return makeError(ErrorCode::Malformed,
-                         Twine(What) + " blob claims " + Twine(RawLen) +
-                             " bytes from " + Twine(ZLen) +
-                             " compressed bytes, more than zlib can expand to",
-                         BlobAt);
-      Inflated.emplace_back();
-      SmallVector<uint8_t, 0> &Out = Inflated.back();
-      if (Error Err = compression::zlib::decompress(arrayRefFromStringRef(Z),
-                                                    Out, RawLen))
-        return makeError(ErrorCode::Malformed,
-                         Twine("cannot decompress ") + What + ": " +
-                             toString(std::move(Err)),
-                         TextAt);
-      Text = toStringRef(ArrayRef<uint8_t>(Out));
-    }
-    // Names are joined by '\x01'; the offset is the blob's (the text may be
-    // inflated).
-    while (true) {
-      auto [Name, Rest] = Text.split('\x01');
-      if (Error Err = addName(Name, BlobAt, VTables))
-        return Err;
-      if (Name.size() == Text.size())
-        break;
-      Text = Rest;
-    }
-    // Zero bytes between the blobs of several translation units.
-    while (!C.atEnd() && *C.current() == 0)
-      cantFail(C.skip(1, "padding"));
-  }
-  return Error::success();
+  return forEachNameInBlobs(
+      Sec, Base, VTables ? "vtable names" : "names", Inflated,
+      [&](StringRef Name, uint64_t BlobAt) {
+        return addName(Name, BlobAt, VTables);
+      });
 }
 
 template <endianness E>
