@@ -89,6 +89,7 @@ bool fullSchema(const Options &O, bool InputFull) {
 Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
                                 const Options &O) {
   IndexedMemProf P;
+  CounterProfile Counters; // an indexed input's PGO counters
   std::optional<ProfileNames> Names; // an indexed input's, carried over
   bool InputFull = false;
   if (F == Form::YAML) {
@@ -109,7 +110,8 @@ Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
     P = std::move(Y->Profile);
   } else if (F == Form::Indexed) {
     IndexedProfileInfo Info;
-    auto R = readIndexedProfile(Data, &Info);
+    // The counters of an indexed input are carried over unchanged.
+    auto R = readIndexedProfile(Data, &Info, nullptr, &Counters);
     if (!R)
       return R.takeError();
     if (Info.MemProfVersion == 0)
@@ -135,7 +137,7 @@ Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
   WO.MemProfVersion = O.MemProfVersion;
   WO.FullSchema = fullSchema(O, InputFull);
   SmallVector<char, 0> Bytes;
-  auto WS = writeIndexedProfile(P, WO, Bytes);
+  auto WS = writeIndexedProfile(Counters, &P, WO, Bytes);
   if (!WS)
     return WS.takeError();
   if (WS->SaturatedFields)
