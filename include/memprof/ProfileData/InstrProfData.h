@@ -108,7 +108,9 @@ bool isRawInstrProf(llvm::StringRef Buffer);
 /// remain before use; errors name the absolute offset. A counter above 2^56
 /// is an error, as llvm-profdata's warning fails its merge. Records come in
 /// data-record order, profile after profile; value data is remapped as
-/// llvm-profdata does (targets to NameRefs, memop sizes to ranges).
+/// llvm-profdata does (call targets and vtables to NameRefs, 0 when
+/// unknown; memop sizes kept). The timestamps of a temporal file's profiles
+/// make one trace.
 llvm::Expected<CounterProfile> readRawInstrProf(llvm::StringRef Buffer);
 
 //===----------------------------------------------------------------------===//
@@ -135,8 +137,9 @@ struct CounterWarning {
 /// are weighted saturating sums clamped at 2^64-3; bitmaps are OR-ed; value
 /// sites merged by value, sorted by count and cut to 255 values; binary ids
 /// and temporal traces are collected. Unlike llvm-profdata 22, profiles of
-/// incompatible kinds (front-end with IR, block coverage with counters,
-/// function-entry-only with entry-first or loop-entries) are refused.
+/// kinds whose counters do not add up are refused: front-end with IR, block
+/// or function-entry coverage with anything else, entry-first or loop-entry
+/// counters with plain ones.
 class CounterMerger {
 public:
   /// Adds \p P counted \p Weight times (at least 1). Returns an error, and
