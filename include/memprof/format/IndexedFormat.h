@@ -6,6 +6,8 @@
 
 #include <stdint.h>
 
+#include "memprof/format/InstrProfFormat.h"
+
 #ifdef __cplusplus
 namespace memprof {
 namespace indexed {
@@ -13,10 +15,11 @@ namespace indexed {
 static const uint64_t Magic = 0x8169666F72706CFFULL;
 static const uint64_t VersionWritten = 13;
 static const uint64_t VersionMax = 13;
-static const uint64_t VariantMask = 0xFFFFFFFF00000000ULL;
-static const uint64_t VariantMemProf = 1ULL << 62;
-static const uint64_t VariantTemporal = 1ULL << 63;
-static const uint64_t VariantCSIR = 1ULL << 57;
+/* The variant bits of the version word, shared with the raw counter format. */
+using instrprof::VariantMask;
+using instrprof::VariantMemProf;
+using instrprof::VariantTemporal;
+using instrprof::VariantCSIR;
 
 static const uint64_t MemProfVersionMin = 2;
 static const uint64_t MemProfVersionMax = 4;
