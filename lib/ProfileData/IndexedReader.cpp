@@ -19,6 +19,7 @@
 #include "llvm/Support/MathExtras.h"
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 using namespace llvm;
@@ -735,7 +736,9 @@ Error readFunctionRecords(const TableItem &It, uint64_t Version,
                          Twine(It.Data.size()) + " is not a multiple of 8",
                      It.DataOffset);
   DataCursor D(It.Data, It.DataOffset);
-  const size_t First = Out.size();
+  // The hashes seen under this name: a hostile item may hold millions of
+  // records, so no pairwise comparison.
+  std::unordered_set<uint64_t> Hashes;
   while (!D.atEnd()) {
     const uint64_t At = D.absoluteOffset();
     FunctionCounters R;
@@ -744,11 +747,10 @@ Error readFunctionRecords(const TableItem &It, uint64_t Version,
     if (!Hash)
       return Hash.takeError();
     R.Hash = *Hash;
-    for (size_t I = First; I < Out.size(); ++I)
-      if (Out[I].Hash == R.Hash)
-        return malformed("function '" + It.KeyBytes + "' has two records "
-                             "with hash " + hex(R.Hash),
-                         At);
+    if (!Hashes.insert(R.Hash).second)
+      return malformed("function '" + It.KeyBytes + "' has two records "
+                           "with hash " + hex(R.Hash),
+                       At);
     auto NumCounts = D.read<uint64_t>("counter count");
     if (!NumCounts)
       return NumCounts.takeError();

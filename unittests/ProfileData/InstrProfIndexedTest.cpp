@@ -483,3 +483,29 @@ TEST(InstrProfIndexedHostile, CorruptedFieldsGiveErrors) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(InstrProfIndexedHostile, RepeatedHashUnderOneNameAmongManyRecords) {
+  // 100,000 records under one name, the last repeating the first's hash:
+  // an error naming the hash, found without comparing every pair.
+  CounterProfile C;
+  C.Present = true;
+  C.Variant = instrprof::VariantIR;
+  for (uint64_t I = 0; I < 100000; ++I) {
+    FunctionCounters F;
+    F.Name = "f";
+    F.Hash = I + 1;
+    F.Counts = {I};
+    C.Records.push_back(std::move(F));
+  }
+  C.Records.back().Hash = 1;
+  std::string Bytes = writeToString(C);
+  ASSERT_FALSE(Bytes.empty());
+  Error E = readCounters(Bytes);
+  ASSERT_TRUE(bool(E));
+  EXPECT_NE(toString(std::move(E)).find("'f' has two records with hash 0x1"),
+            std::string::npos);
+}
+
+} // namespace
