@@ -19,7 +19,6 @@
 #include <chrono>
 #include <fstream>
 #include <optional>
-#include <set>
 
 using namespace llvm;
 using namespace memprof;
@@ -489,10 +488,12 @@ int main(int argc, char **argv) {
                     .str();
   std::string What;
   if (Counters.Present) {
-    std::set<StringRef> Functions;
-    for (const FunctionCounters &R : Counters.Records)
-      Functions.insert(R.Name);
-    What = ("counters of " + Twine(Functions.size()) + " functions (" +
+    // build() groups the records of one name, names in order.
+    size_t Functions = 0;
+    for (size_t I = 0; I < Counters.Records.size(); ++I)
+      Functions += I == 0 || Counters.Records[I].Name !=
+                                 Counters.Records[I - 1].Name;
+    What = ("counters of " + Twine(Functions) + " functions (" +
             describeVariant(Counters.Variant) + ")")
                .str();
   }
