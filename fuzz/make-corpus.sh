@@ -202,6 +202,33 @@ llvm-profdata-22 merge both.profraw both.raw --profiled-binary both -o both.prof
 for f in ir cs fe temporal mcdc vtable both; do
   cp $f.profdata "$here/corpus/indexed/counters-$f.profdata"
 done
+# LLVM's counters text of those profiles (vtables named), and hostile texts.
+mkdir -p "$here/corpus/proftext"
+for f in ir cs fe temporal mcdc vtable both; do
+  llvm-profdata-22 merge --text --keep-vtable-symbols $f.profdata \
+    -o "$here/corpus/proftext/$f.proftext"
+done
+python3 - "$here/corpus/proftext" <<'EOF'
+import sys
+out = sys.argv[1]
+ir = open(f'{out}/ir.proftext').read()
+def write(name, text):
+    open(f'{out}/hostile-{name}.proftext', 'w', newline='').write(text)
+write('counters-huge', ':ir\nf\n1\n18446744073709551615\n1\n')
+write('counters-overflow', ':ir\nf\n1\n99999999999999999999999\n')
+write('bitmap-huge', ':ir\nf\n1\n1\n1\n$18446744073709551615\n0x1\n')
+write('bitmap-300', ':ir\nf\n1\n1\n1\n$300\n' + '0x1\n' * 300)
+write('kinds-huge', ':ir\nf\n1\n1\n1\n3\n0\n4294967295\n')
+write('values-huge', ':ir\nf\n1\n1\n1\n1\n1\n1\n4294967295\n9:1\n')
+write('kind-twice', ':ir\nf\n1\n1\n1\n2\n1\n1\n1\n8:1\n1\n1\n1\n9:1\n')
+write('traces-huge', ':temporal_prof_traces\n4294967295\n5\n1\nf,g\n')
+write('bad-header', ':irr\n' + ir)
+write('crlf', ir.replace('\n', '\r\n'))
+write('nul', ir[:len(ir) // 2] + '\0' + ir[len(ir) // 2:])
+write('truncated', ir[:len(ir) * 2 // 3])
+write('comments', '# memprof: variant 0xzz\n# memprof: binary id 0g\n' + ir)
+write('value-comment', ':ir\nf\n1\n1\n1\n1\n0\n1\n1\n# memprof: value x\ng:1\n')
+EOF
 # The symbolizer's seeds are tiny ELF files rather than profiles.
 "$here/make-elf-corpus.sh"
 echo "corpora written to $here/corpus"

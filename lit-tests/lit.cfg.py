@@ -61,4 +61,6 @@ config.substitutions.append(("%llvm-part", "python3 " + os.path.join(tools, "llv
 config.substitutions.append(("%run-limited", "python3 " + os.path.join(tools, "run-limited.py")))
 config.substitutions.append(("%make-copies", "python3 " + os.path.join(tools, "make-copies.py")))
 config.substitutions.append(("%with-tmpfs", "python3 " + os.path.join(tools, "with-tmpfs.py")))
+config.substitutions.append(("%text-identity", "python3 " + os.path.join(tools, "text-identity.py")))
+config.substitutions.append(("%check-counter-show", "python3 " + os.path.join(tools, "check-counter-show.py")))
 config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "check-show.py")))

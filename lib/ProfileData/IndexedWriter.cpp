@@ -684,10 +684,13 @@ Error writeVTableNames(SmallVectorImpl<char> &Out,
                        const std::vector<std::string> &Names) {
   std::string Blob;
   if (!Names.empty()) {
+    // LLVM's writer keeps them in a StringSet and writes its order.
     std::string Joined;
-    for (size_t I = 0; I < Names.size(); ++I) {
-      if (I)
+    bool First = true;
+    for (size_t I : llvmStringSetOrder(Names)) {
+      if (!First)
         Joined += '\x01';
+      First = false;
       Joined += Names[I];
     }
     raw_string_ostream OS(Blob);

@@ -1,5 +1,6 @@
 //===- InstrProfData.cpp - Names and variant text of the counter model ----===//
 #include "memprof/ProfileData/InstrProfData.h"
+#include "memprof/ProfileData/ProfileNames.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MD5.h"
 
@@ -10,6 +11,19 @@ namespace memprof {
 uint64_t instrProfNameRef(StringRef PGOName) {
   // IndexedInstrProf::ComputeHash: the first 8 digest bytes, little-endian.
   return MD5::hash(arrayRefFromStringRef(PGOName)).low();
+}
+
+std::string demangledPGOName(StringRef PGOName) {
+  // IR locals are "file;name", front-end ones "file:name".
+  StringRef N = PGOName;
+  size_t Semi = N.rfind(';');
+  if (Semi != StringRef::npos)
+    N = N.drop_front(Semi + 1);
+  else if (size_t Colon = N.rfind(':');
+           Colon != StringRef::npos && Colon + 1 < N.size())
+    N = N.drop_front(Colon + 1); // mangled names hold no ':'
+
+  return demangleName(N);
 }
 
 std::string describeVariant(uint64_t Variant) {

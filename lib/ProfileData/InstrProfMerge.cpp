@@ -12,6 +12,7 @@
 #include "memprof/ProfileData/InstrProfData.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/Support/xxhash.h"
 #include <algorithm>
 #include <random>
 
@@ -177,6 +178,54 @@ const char *const FrontEndText =
 const char *const IRText = "an IR (-fprofile-generate) profile";
 
 } // namespace
+
+std::vector<size_t> llvmStringSetOrder(ArrayRef<std::string> Names) {
+  // StringMapImpl: 16 buckets on the first insertion, a 32-bit hash (the
+  // low half of xxh3_64bits), quadratic probing, and after each insertion a
+  // doubling once more than 3/4 of the buckets are used, which re-places
+  // the entries in bucket order. No erasures, so no tombstones.
+  constexpr size_t Empty = ~size_t(0);
+  std::vector<size_t> Buckets(16, Empty);
+  std::vector<uint32_t> Hash(16, 0);
+  size_t NumItems = 0;
+  for (size_t Idx = 0; Idx < Names.size(); ++Idx) {
+    const uint32_t H = static_cast<uint32_t>(xxh3_64bits(Names[Idx]));
+    size_t Mask = Buckets.size() - 1, No = H & Mask, Probe = 1;
+    bool Found = false;
+    while (Buckets[No] != Empty) {
+      if (Hash[No] == H && Names[Buckets[No]] == Names[Idx]) {
+        Found = true;
+        break;
+      }
+      No = (No + Probe++) & Mask;
+    }
+    if (Found)
+      continue;
+    Buckets[No] = Idx;
+    Hash[No] = H;
+    if (++NumItems * 4 > Buckets.size() * 3) {
+      std::vector<size_t> NewBuckets(Buckets.size() * 2, Empty);
+      std::vector<uint32_t> NewHash(NewBuckets.size(), 0);
+      size_t NewMask = NewBuckets.size() - 1;
+      for (size_t B = 0; B < Buckets.size(); ++B) {
+        if (Buckets[B] == Empty)
+          continue;
+        size_t N = Hash[B] & NewMask, P = 1;
+        while (NewBuckets[N] != Empty)
+          N = (N + P++) & NewMask;
+        NewBuckets[N] = Buckets[B];
+        NewHash[N] = Hash[B];
+      }
+      Buckets = std::move(NewBuckets);
+      Hash = std::move(NewHash);
+    }
+  }
+  std::vector<size_t> Order;
+  for (size_t B : Buckets)
+    if (B != Empty)
+      Order.push_back(B);
+  return Order;
+}
 
 std::vector<size_t> llvmRecordOrder(ArrayRef<uint64_t> Hashes) {
   // Buckets hold an index into Hashes, or Empty. Occupancy is kept apart

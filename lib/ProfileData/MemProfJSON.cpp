@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/MemProfJSON.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 
@@ -69,7 +71,9 @@ void writeFrames(json::OStream &J, const IndexedMemProf &P, CallStackId CS,
 
 } // namespace
 
-void writeMemProfJSON(raw_ostream &OS, const IndexedMemProf &P,
+namespace {
+
+void writeMemProfKeys(json::OStream &J, const IndexedMemProf &P,
                       unsigned MemProfVersion, ArrayRef<uint8_t> Schema,
                       const MemProfSummary &S, const ProfileNames *Names) {
   // Field order, not schema order, as the YAML prints them.
@@ -79,10 +83,7 @@ void writeMemProfJSON(raw_ostream &OS, const IndexedMemProf &P,
     if (Mask & (1u << (T - 1)))
       Fields.push_back(T);
 
-  json::OStream J(OS, 2);
-  J.object([&] {
-    J.attribute("format", "memprof-json");
-    J.attribute("format_version", int64_t(MemProfJSONVersion));
+  {
     J.attribute("memprof_version", int64_t(MemProfVersion));
     J.attributeArray("schema", [&] {
       for (unsigned T : Fields)
@@ -133,8 +134,152 @@ void writeMemProfJSON(raw_ostream &OS, const IndexedMemProf &P,
           });
         });
     });
+  }
+}
+
+void writeSummary(json::OStream &J, const InstrProfSummary &S) {
+  J.object([&] {
+    J.attribute("functions", S.TotalNumFunctions);
+    J.attribute("blocks", S.TotalNumBlocks);
+    J.attribute("max_function_count", S.MaxFunctionCount);
+    J.attribute("max_internal_block_count", S.MaxInternalBlockCount);
+    J.attribute("max_block_count", S.MaxBlockCount);
+    J.attribute("total_count", S.TotalBlockCount);
+  });
+}
+
+void writeCounterKeys(json::OStream &J, const CounterProfile &C) {
+  using namespace instrprof;
+  // Names the profile itself holds: records and vtables.
+  DenseMap<uint64_t, StringRef> Known;
+  for (const FunctionCounters &R : C.Records)
+    Known.try_emplace(instrProfNameRef(R.Name), R.Name);
+  for (const std::string &V : C.VTableNames)
+    Known.try_emplace(instrProfNameRef(V), V);
+  auto NamedValue = [&](uint64_t V, uint64_t Count) {
+    J.object([&] {
+      J.attribute("value", hexGUID(V));
+      auto It = Known.find(V);
+      if (It != Known.end()) {
+        J.attribute("name", str(It->second));
+        J.attribute("demangled_name", str(demangledPGOName(It->second)));
+      }
+      J.attribute("count", Count);
+    });
+  };
+  const uint64_t V = C.Variant;
+  J.attributeObject("counters", [&] {
+    J.attribute("kind", describeVariant(V & ~VariantMemProf));
+    J.attribute("variant", hexGUID(V & ~VariantMemProf));
+    J.attributeObject("flags", [&] {
+      J.attribute("ir", bool(V & VariantIR));
+      J.attribute("context_sensitive", bool(V & VariantCSIR));
+      J.attribute("entry_first", bool(V & VariantEntryFirst));
+      J.attribute("loop_entries", bool(V & VariantLoopEntries));
+      J.attribute("block_coverage", bool(V & VariantByteCoverage));
+      J.attribute("function_entry_only", bool(V & VariantFunctionEntryOnly));
+      J.attribute("temporal", bool(V & VariantTemporal));
+    });
+    J.attributeBegin("summary");
+    writeSummary(J, computeInstrProfSummary(C.Records, /*CS=*/false));
+    J.attributeEnd();
+    if (V & VariantCSIR) {
+      J.attributeBegin("cs_summary");
+      writeSummary(J, computeInstrProfSummary(C.Records, /*CS=*/true));
+      J.attributeEnd();
+    }
+    J.attributeArray("binary_ids", [&] {
+      for (const std::string &Id : C.BinaryIds)
+        J.value(toHex(Id, /*LowerCase=*/true));
+    });
+    J.attributeArray("vtable_names", [&] {
+      for (const std::string &N : C.VTableNames)
+        J.value(str(N));
+    });
+    if (V & VariantTemporal)
+      J.attributeObject("temporal_traces", [&] {
+        J.attribute("stream_size", C.TraceStreamSize);
+        J.attributeArray("traces", [&] {
+          for (const TemporalTrace &T : C.Traces)
+            J.object([&] {
+              J.attribute("weight", T.Weight);
+              J.attributeArray("functions", [&] {
+                for (uint64_t R : T.FunctionNameRefs) {
+                  auto It = Known.find(R);
+                  J.value(It != Known.end() ? str(It->second)
+                                            : json::Value(hexGUID(R)));
+                }
+              });
+            });
+        });
+      });
+    J.attributeArray("functions", [&] {
+      for (const FunctionCounters &R : C.Records)
+        J.object([&] {
+          J.attribute("name", str(R.Name));
+          J.attribute("demangled_name", str(demangledPGOName(R.Name)));
+          J.attribute("hash", hexGUID(R.Hash));
+          J.attribute("context_sensitive", R.isCS());
+          J.attributeArray("counts", [&] {
+            for (uint64_t N : R.Counts)
+              J.value(N);
+          });
+          if (!R.Bitmap.empty())
+            J.attributeArray("bitmap_bytes", [&] {
+              for (uint8_t B : R.Bitmap)
+                J.value(int64_t(B));
+            });
+          static constexpr const char *SiteKeys[NumValueKinds] = {
+              "indirect_call_sites", "memop_size_sites", "vtable_sites"};
+          for (unsigned K = 0; K < NumValueKinds; ++K) {
+            if (R.Sites[K].empty())
+              continue;
+            J.attributeArray(SiteKeys[K], [&] {
+              for (const InstrProfValueSite &Site : R.Sites[K])
+                J.array([&] {
+                  for (const InstrProfValue &Val : Site) {
+                    if (K == ValueKindMemOPSize)
+                      J.object([&] {
+                        J.attribute("size", Val.Value);
+                        J.attribute("count", Val.Count);
+                      });
+                    else
+                      NamedValue(Val.Value, Val.Count);
+                  }
+                });
+            });
+          }
+        });
+    });
+  });
+}
+
+} // namespace
+
+void writeProfileJSON(raw_ostream &OS, const ProfileJSONParts &Parts) {
+  json::OStream J(OS, 2);
+  J.object([&] {
+    J.attribute("format", "memprof-json");
+    J.attribute("format_version", int64_t(MemProfJSONVersion));
+    if (Parts.MemProf && Parts.Summary)
+      writeMemProfKeys(J, *Parts.MemProf, Parts.MemProfVersion, Parts.Schema,
+                       *Parts.Summary, Parts.Names);
+    if (Parts.Counters)
+      writeCounterKeys(J, *Parts.Counters);
   });
   OS << "\n";
+}
+
+void writeMemProfJSON(raw_ostream &OS, const IndexedMemProf &P,
+                      unsigned MemProfVersion, ArrayRef<uint8_t> Schema,
+                      const MemProfSummary &S, const ProfileNames *Names) {
+  ProfileJSONParts Parts;
+  Parts.MemProf = &P;
+  Parts.MemProfVersion = MemProfVersion;
+  Parts.Schema = Schema;
+  Parts.Summary = &S;
+  Parts.Names = Names;
+  writeProfileJSON(OS, Parts);
 }
 
 } // namespace memprof

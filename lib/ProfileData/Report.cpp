@@ -146,6 +146,109 @@ std::string clean(StringRef S) {
   return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
 }
 
+bool isPseudo(const FunctionCounters &F) {
+  return !F.Counts.empty() && (F.Counts[0] == instrprof::PseudoHot ||
+                               F.Counts[0] == instrprof::PseudoWarm);
+}
+
+CounterFunctionReport counterFunction(const FunctionCounters &F) {
+  CounterFunctionReport C;
+  C.Name = clean(F.Name);
+  C.Demangled = clean(demangledPGOName(F.Name));
+  C.Hash = F.Hash;
+  C.CS = F.isCS();
+  C.NumCounters = F.Counts.size();
+  C.EntryCount = F.Counts.empty() ? 0 : F.Counts[0];
+  for (uint64_t N : F.Counts) {
+    C.MaxCount = std::max(C.MaxCount, N);
+    C.TotalCount = satAdd(C.TotalCount, N);
+  }
+  return C;
+}
+
+/// The counter half: llvm-profdata show's summaries and --topn ranking, and
+/// the functions that match the filters in detail.
+CounterReport buildCounterReport(const CounterProfile &P,
+                                 const ReportOptions &Opts,
+                                 std::vector<Regex> &Filters) {
+  CounterReport R;
+  R.Present = P.Present;
+  if (!P.Present)
+    return R;
+  R.Variant = P.Variant;
+  R.Records = P.Records.size();
+  R.BinaryIds = P.BinaryIds.size();
+  R.Traces = P.Traces.size();
+  const bool IR = P.isIR();
+  R.Summary = computeInstrProfSummary(P.Records, /*CS=*/false);
+  if (IR && (llvm::any_of(P.Records, [](const FunctionCounters &F) {
+               return F.isCS();
+             }) || P.isCSIR()))
+    R.CSSummary = computeInstrProfSummary(P.Records, /*CS=*/true);
+
+  // Names of records and vtables name call targets and vtable values.
+  DenseMap<uint64_t, StringRef> Known;
+  for (const FunctionCounters &F : P.Records)
+    Known.try_emplace(instrProfNameRef(F.Name), F.Name);
+  for (const std::string &V : P.VTableNames)
+    Known.try_emplace(instrProfNameRef(V), V);
+
+  std::vector<CounterFunctionReport> Ranked;
+  for (const FunctionCounters &F : P.Records) {
+    // As llvm-profdata show: only the records of the summary are ranked.
+    if ((!IR || !F.isCS()) && !isPseudo(F))
+      Ranked.push_back(counterFunction(F));
+    if (Filters.empty())
+      continue;
+    CounterFunctionReport C = counterFunction(F);
+    bool Match = llvm::any_of(Filters, [&](Regex &Re) {
+      return Re.match(C.Demangled) || Re.match(C.Name);
+    });
+    if (!Match)
+      continue;
+    C.Counts = F.Counts;
+    C.Bitmap = F.Bitmap;
+    for (unsigned K = 0; K < instrprof::NumValueKinds; ++K)
+      for (const InstrProfValueSite &Site : F.Sites[K]) {
+        auto &Out = C.Sites[K].emplace_back();
+        for (const InstrProfValue &V : Site) {
+          CounterValueReport VR;
+          VR.Value = V.Value;
+          VR.Count = V.Count;
+          if (K != instrprof::ValueKindMemOPSize) {
+            auto It = Known.find(V.Value);
+            if (It != Known.end()) {
+              VR.Name = clean(It->second);
+              VR.Demangled = clean(demangledPGOName(It->second));
+            }
+          }
+          Out.push_back(std::move(VR));
+        }
+      }
+    R.Selected.push_back(std::move(C));
+  }
+  R.Ranked = Ranked.size();
+  auto Hotter = [](const CounterFunctionReport &A,
+                   const CounterFunctionReport &B) {
+    if (A.MaxCount != B.MaxCount)
+      return A.MaxCount > B.MaxCount;
+    if (A.Name != B.Name)
+      return A.Name < B.Name;
+    return A.Hash < B.Hash;
+  };
+  const size_t N = std::min(Opts.TopFunctions, Ranked.size());
+  std::partial_sort(Ranked.begin(), Ranked.begin() + N, Ranked.end(), Hotter);
+  Ranked.resize(N);
+  R.Top = std::move(Ranked);
+  llvm::sort(R.Selected, [](const CounterFunctionReport &A,
+                            const CounterFunctionReport &B) {
+    if (A.Name != B.Name)
+      return A.Name < B.Name;
+    return A.Hash < B.Hash;
+  });
+  return R;
+}
+
 } // namespace
 
 Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
@@ -304,6 +407,10 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
         RC.ModuleBuildId = buildIdToHex(Fn->BuildId);
     R.Contexts.push_back(std::move(RC));
   }
+  R.HasMemProf = llvm::any_of(R.Inputs, [](const ReportInput &I) {
+    return I.HasMemProf;
+  });
+  R.Counters = buildCounterReport(M.counters().build(), Opts, Filters);
   return R;
 }
 
@@ -378,11 +485,130 @@ void printTotals(raw_ostream &OS, StringRef Label, const ClassTotals &T,
 
 /// What the header says of one input: "raw, symbolized" or "indexed, ...".
 static std::string inputKind(const ReportInput &I) {
+  if (I.CountersRaw)
+    return "raw PGO counters (" + I.Counters + ")";
   if (I.Raw)
     return "raw, symbolized";
-  return ("indexed, MemProf V" + Twine(I.MemProfVersion) + ", " +
+  std::string K = "indexed";
+  if (!I.Counters.empty())
+    K += ", PGO counters (" + I.Counters + ")";
+  if (I.HasMemProf)
+    K += ((I.Counters.empty() ? ", " : "; ") + Twine("MemProf V") +
+          Twine(I.MemProfVersion) + ", " +
           schemaText(I.Schema) + ", names: " + I.Names)
-      .str();
+             .str();
+  return K;
+}
+
+static void printSiteValue(raw_ostream &OS, unsigned Kind,
+                           const CounterValueReport &V, uint64_t Total,
+                           int Width) {
+  OS << "      " << right_justify(Twine(V.Count).str(), Width) << "  "
+     << right_justify(percent(V.Count, Total), 7) << "  ";
+  if (Kind == instrprof::ValueKindMemOPSize)
+    OS << "size " << V.Value;
+  else if (V.Name.empty())
+    OS << (V.Value ? "<not in the profile> " + guidName(V.Value)
+                   : std::string("<unknown target>"));
+  else if (V.Demangled != V.Name)
+    OS << V.Demangled << "  [" << V.Name << "]";
+  else
+    OS << V.Name;
+  OS << "\n";
+}
+
+static void printCounterSummary(raw_ostream &OS, const InstrProfSummary &S,
+                                StringRef Indent) {
+  OS << Indent << "Total functions: " << S.TotalNumFunctions << "\n";
+  OS << Indent << "Maximum function count: " << S.MaxFunctionCount << "\n";
+  OS << Indent << "Maximum internal block count: " << S.MaxInternalBlockCount
+     << "\n";
+  OS << Indent << "Total number of blocks: " << S.TotalNumBlocks << "\n";
+  OS << Indent << "Total count: " << S.TotalBlockCount << "\n";
+}
+
+/// The PGO counter section: llvm-profdata show's summary lines (so they can
+/// be compared), the hottest functions, the selected ones in detail.
+static void printCountersText(const Report &R, raw_ostream &OS) {
+  const CounterReport &C = R.Counters;
+  using namespace instrprof;
+  OS << "\nPGO counters: " << describeVariant(C.Variant & ~VariantMemProf)
+     << "; " << n(C.Records, "function record", "function records") << ", "
+     << n(C.BinaryIds, "binary id", "binary ids");
+  if (C.Variant & VariantTemporal)
+    OS << ", " << n(C.Traces, "temporal trace", "temporal traces");
+  OS << "\n";
+  OS << "  Instrumentation level: "
+     << (C.Variant & VariantIR ? "IR" : "Front-end");
+  if (C.Variant & VariantIR)
+    OS << "  entry_first = " << bool(C.Variant & VariantEntryFirst)
+       << "  instrument_loop_entries = " << bool(C.Variant & VariantLoopEntries);
+  OS << "\n";
+  printCounterSummary(OS, C.Summary, "  ");
+  if (C.CSSummary) {
+    OS << "  context-sensitive records (llvm-profdata show --showcs):\n";
+    printCounterSummary(OS, *C.CSSummary, "    ");
+  }
+
+  OS << "\nTop " << C.Top.size() << " of " << C.Ranked
+     << " functions by largest counter\n";
+  size_t WMax = 9, WEntry = 11, WTotal = 11;
+  for (const CounterFunctionReport &F : C.Top) {
+    WMax = std::max(WMax, Twine(F.MaxCount).str().size());
+    WEntry = std::max(WEntry, Twine(F.EntryCount).str().size());
+    WTotal = std::max(WTotal, Twine(F.TotalCount).str().size());
+  }
+  if (!C.Top.empty())
+    OS << "  " << right_justify("max count", WMax) << "  "
+       << right_justify("entry count", WEntry) << "  "
+       << right_justify("total count", WTotal) << "  function\n";
+  for (const CounterFunctionReport &F : C.Top)
+    OS << "  " << right_justify(Twine(F.MaxCount).str(), WMax) << "  "
+       << right_justify(Twine(F.EntryCount).str(), WEntry) << "  "
+       << right_justify(Twine(F.TotalCount).str(), WTotal) << "  "
+       << F.Demangled << "\n";
+
+  if (R.Options.FunctionFilters.empty())
+    return;
+  OS << "\n" << C.Selected.size()
+     << (C.Selected.size() == 1 ? " function record matches"
+                                : " function records match")
+     << " --function\n";
+  static constexpr const char *SiteNames[NumValueKinds] = {
+      "indirect call site", "memop size site", "vtable site"};
+  for (const CounterFunctionReport &F : C.Selected) {
+    OS << "\n" << F.Demangled << (F.CS ? "  (context-sensitive)" : "") << "\n";
+    OS << "    PGO name " << F.Name << ", hash "
+       << format("0x%016" PRIx64, F.Hash) << "\n";
+    OS << "    counters (" << F.NumCounters << "):";
+    for (size_t I = 0; I < F.Counts.size(); ++I)
+      OS << (I ? ", " : " ") << F.Counts[I];
+    OS << "\n";
+    if (!F.Bitmap.empty()) {
+      OS << "    bitmap bytes (" << F.Bitmap.size() << "):";
+      for (size_t I = 0; I < F.Bitmap.size(); ++I)
+        OS << (I ? ", " : " ") << format("0x%02x", F.Bitmap[I]);
+      OS << "\n";
+    }
+    for (unsigned K = 0; K < NumValueKinds; ++K)
+      for (size_t S = 0; S < F.Sites[K].size(); ++S) {
+        const auto &Site = F.Sites[K][S];
+        uint64_t Total = 0;
+        int Width = 1;
+        for (const CounterValueReport &V : Site) {
+          Total = satAdd(Total, V.Count);
+          Width = std::max<int>(Width, Twine(V.Count).str().size());
+        }
+        OS << "    " << SiteNames[K] << " " << S << ": "
+           << (Site.empty() ? std::string("no values")
+                            : std::to_string(Total) + " in " +
+                                  std::to_string(Site.size()) +
+                                  (Site.size() == 1 ? " value" : " values"))
+           << "\n";
+        for (const CounterValueReport &V : Site)
+          printSiteValue(OS, K, V, Total, Width);
+      }
+  }
 }
 
 void printReportText(const Report &R, raw_ostream &OS) {
@@ -412,6 +638,14 @@ void printReportText(const Report &R, raw_ostream &OS) {
       OS << "\n";
     }
   }
+  if (R.Counters.Present) {
+    printCountersText(R, OS);
+    // Counters alone: no empty heap part.
+    if (!R.HasMemProf)
+      return;
+  }
+  if (R.Counters.Present)
+    OS << "\nHeap profile (MemProf)\n";
   const ReportSummary &S = R.Summary;
   OS << "\nSummary\n";
   OS << "  " << left_justify("all", 13) << contexts(S.All.Contexts) << ", "
@@ -570,6 +804,89 @@ Node totals(const ClassTotals &T) {
       .add("bytes", Node::uint(T.Bytes));
 }
 
+Node counterSummary(const InstrProfSummary &S) {
+  return Node::obj()
+      .add("functions", Node::uint(S.TotalNumFunctions))
+      .add("max_function_count", Node::uint(S.MaxFunctionCount))
+      .add("max_internal_block_count", Node::uint(S.MaxInternalBlockCount))
+      .add("blocks", Node::uint(S.TotalNumBlocks))
+      .add("total_count", Node::uint(S.TotalBlockCount));
+}
+
+Node counterFunctionTree(const CounterFunctionReport &F, bool Detail) {
+  Node N = Node::obj();
+  N.add("name", Node::str(F.Name))
+      .add("demangled_name", Node::str(F.Demangled))
+      .add("hash", Node::str(guidName(F.Hash)))
+      .add("context_sensitive", Node::boolean(F.CS))
+      .add("max_count", Node::uint(F.MaxCount))
+      .add("entry_count", Node::uint(F.EntryCount))
+      .add("total_count", Node::uint(F.TotalCount))
+      .add("num_counters", Node::uint(F.NumCounters));
+  if (!Detail)
+    return N;
+  Node Counts = Node::arr();
+  for (uint64_t C : F.Counts)
+    Counts.push(Node::uint(C));
+  N.add("counts", std::move(Counts));
+  Node Bitmap = Node::arr();
+  for (uint8_t B : F.Bitmap)
+    Bitmap.push(Node::uint(B));
+  N.add("bitmap_bytes", std::move(Bitmap));
+  static constexpr const char *Keys[instrprof::NumValueKinds] = {
+      "indirect_call_sites", "memop_size_sites", "vtable_sites"};
+  for (unsigned K = 0; K < instrprof::NumValueKinds; ++K) {
+    Node Sites = Node::arr();
+    for (const auto &Site : F.Sites[K]) {
+      Node Values = Node::arr();
+      for (const CounterValueReport &V : Site) {
+        Node VN = Node::obj();
+        if (K == instrprof::ValueKindMemOPSize)
+          VN.add("size", Node::uint(V.Value));
+        else
+          VN.add("value", Node::str(guidName(V.Value)))
+              .add("name", V.Name.empty() ? Node::null() : Node::str(V.Name))
+              .add("demangled_name", V.Name.empty() ? Node::null()
+                                                    : Node::str(V.Demangled));
+        VN.add("count", Node::uint(V.Count));
+        Values.push(std::move(VN));
+      }
+      Sites.push(std::move(Values));
+    }
+    N.add(Keys[K], std::move(Sites));
+  }
+  return N;
+}
+
+Node countersTree(const Report &R) {
+  const CounterReport &C = R.Counters;
+  if (!C.Present)
+    return Node::null();
+  using namespace instrprof;
+  Node Top = Node::arr();
+  for (const CounterFunctionReport &F : C.Top)
+    Top.push(counterFunctionTree(F, false));
+  Node Sel = Node::arr();
+  for (const CounterFunctionReport &F : C.Selected)
+    Sel.push(counterFunctionTree(F, true));
+  return Node::obj()
+      .add("kind", Node::str(describeVariant(C.Variant & ~VariantMemProf)))
+      .add("level", Node::str(C.Variant & VariantIR ? "IR" : "Front-end"))
+      .add("entry_first", Node::boolean(C.Variant & VariantEntryFirst))
+      .add("instrument_loop_entries",
+           Node::boolean(C.Variant & VariantLoopEntries))
+      .add("records", Node::uint(C.Records))
+      .add("binary_ids", Node::uint(C.BinaryIds))
+      .add("temporal_traces", Node::uint(C.Traces))
+      .add("summary", counterSummary(C.Summary))
+      .add("cs_summary",
+           C.CSSummary ? counterSummary(*C.CSSummary) : Node::null())
+      .add("top_functions", Node::uint(R.Options.TopFunctions))
+      .add("ranked_functions", Node::uint(C.Ranked))
+      .add("hottest", std::move(Top))
+      .add("selected", std::move(Sel));
+}
+
 Node reportTree(const Report &R) {
   Node Root = Node::obj();
   Root.add("schema_version", Node::uint(1));
@@ -580,11 +897,17 @@ Node reportTree(const Report &R) {
       Fields.push(Node::str(mibFieldName(T)));
     Inputs.push(Node::obj()
                     .add("path", Node::str(I.Path))
-                    .add("kind", Node::str(I.Raw ? "raw" : "indexed"))
-                    .add("memprof_version", I.Raw ? Node::null()
+                    .add("kind", Node::str(I.Raw    ? "raw"
+                                          : I.Text ? "text"
+                                                   : "indexed"))
+                    .add("memprof_version", I.Raw || !I.HasMemProf ? Node::null()
                                                   : Node::uint(I.MemProfVersion))
                     .add("fields", std::move(Fields))
-                    .add("names", Node::str(I.Names)));
+                    .add("names", Node::str(I.Names))
+                    .add("memprof", Node::boolean(I.HasMemProf))
+                    .add("counters", I.Counters.empty()
+                                         ? Node::null()
+                                         : Node::str(I.Counters)));
   }
   Root.add("inputs", std::move(Inputs));
 
@@ -697,6 +1020,7 @@ Node reportTree(const Report &R) {
             .add("frames", std::move(Frames)));
   }
   Root.add("contexts", std::move(Contexts));
+  Root.add("counters", countersTree(R));
   return Root;
 }
 
@@ -903,13 +1227,37 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
       }
     }
     IndexedProfileInfo Info;
-    auto P = readIndexedProfile(Data, &Info);
+    CounterProfile Counters;
+    auto P = readIndexedProfile(Data, &Info, nullptr, &Counters);
     if (!P)
       return P.takeError();
+    if (Counters.Present) {
+      if (Error E = addCounters(Path, Counters))
+        return E;
+      In.Counters = describeVariant(Counters.Variant);
+    }
     In.MemProfVersion = Info.MemProfVersion;
+    In.HasMemProf = Info.MemProfVersion != 0;
     In.Schema = Info.Schema;
     In.Names = Names ? "profile" : "none";
     Merger->addIndexed(*P, Info.Schema, Names ? &*Names : nullptr);
+  } else if (isRawInstrProf(Data) || isInstrProfText(Data)) {
+    const bool Raw = isRawInstrProf(Data);
+    if (!Raw && (Data.contains("\n---\n") || Data.contains("\n---\r\n")))
+      return makeError(ErrorCode::Usage,
+                       "counters text with a MemProf part (the combined "
+                       "form): make it an indexed profile with "
+                       "memprof-convert --to-indexed first");
+    auto C = Raw ? readRawInstrProf(Data) : readInstrProfText(Data);
+    if (!C)
+      return C.takeError();
+    if (Error E = addCounters(Path, *C))
+      return E;
+    In.Raw = Raw;
+    In.CountersRaw = Raw;
+    In.Text = !Raw;
+    In.Counters = describeVariant(C->Variant);
+    In.Names = "profile";
   } else if (isRawProfile(Data) || Data.size() < 8) {
     auto P = readRawProfile(Data);
     if (!P)
@@ -917,10 +1265,13 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
     if (Error E = Merger->addRaw(*P))
       return E;
     In.Raw = true;
+    In.HasMemProf = true;
     In.Schema = fullSchema();
     In.Names = "symbolized";
   } else {
-    return makeError(ErrorCode::BadMagic, "not a raw or indexed MemProf profile",
+    return makeError(ErrorCode::BadMagic,
+                     "not a raw or indexed profile (MemProf or PGO counters) "
+                     "or LLVM's counters text",
                      0);
   }
   Inputs.push_back(std::move(In));
@@ -958,8 +1309,20 @@ Expected<Report> ReportLoader::build(const ReportOptions &Opts) {
   return buildReport(*Merger, *Names, Inputs, Opts);
 }
 
+Error ReportLoader::addCounters(StringRef Path, const CounterProfile &P) {
+  std::vector<CounterWarning> Warnings;
+  if (Error E = Merger->addCounters(P, 1, Warnings))
+    return E;
+  for (const CounterWarning &W : Warnings)
+    CounterNotes.push_back((Path + ": " + W.Function + ": " +
+                            counterIssueText(W.Issue))
+                               .str());
+  return Error::success();
+}
+
 std::vector<std::string> ReportLoader::notes() const {
   std::vector<std::string> N = Locator->notes();
+  N.insert(N.end(), CounterNotes.begin(), CounterNotes.end());
   N.insert(N.end(), BinaryNotes.begin(), BinaryNotes.end());
   std::vector<std::string> W = Merger->symbolizationWarnings();
   N.insert(N.end(), W.begin(), W.end());

@@ -2,11 +2,13 @@
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfJSON.h"
 #include "memprof/ProfileData/MemProfYAML.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/RawText.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
@@ -18,7 +20,7 @@ using namespace memprof;
 
 namespace {
 
-enum class Form { Indexed, Raw, YAML, RawText };
+enum class Form { Indexed, Raw, YAML, RawText, CounterRaw, CounterText };
 
 StringRef formName(Form F) {
   switch (F) {
@@ -30,6 +32,10 @@ StringRef formName(Form F) {
     return "LLVM MemProf YAML";
   case Form::RawText:
     return "memprof raw text";
+  case Form::CounterRaw:
+    return "a raw counters profile (.profraw)";
+  case Form::CounterText:
+    return "LLVM's counters text (.proftext)";
   }
   return "";
 }
@@ -39,18 +45,22 @@ Expected<Form> detect(StringRef Data) {
     return Form::Indexed;
   if (isRawProfile(Data))
     return Form::Raw;
+  if (isRawInstrProf(Data))
+    return Form::CounterRaw;
   if (isMemProfYAML(Data))
     return Form::YAML;
   if (isRawText(Data))
     return Form::RawText;
+  if (isInstrProfText(Data))
+    return Form::CounterText;
   if (Data.empty())
     return makeError(ErrorCode::Empty, "the file is empty", 0);
   std::string Hint;
   if (Data.contains("HeapProfileRecords"))
     Hint = " (MemProf YAML must begin with '---', as llvm-profdata requires)";
   return makeError(ErrorCode::BadMagic,
-                   "not an indexed or raw MemProf profile, LLVM MemProf YAML "
-                   "or memprof raw text" +
+                   "not an indexed or raw profile, LLVM MemProf YAML or "
+                   "counters text, or memprof raw text" +
                        Twine(Hint),
                    0);
 }
@@ -60,6 +70,8 @@ struct Options {
   std::string Schema = "auto";
   bool RoundTrip = false;
   bool Names = false;
+  bool KeepVTableSymbols = false;
+  bool MemProfVersionGiven = false; // --memprof-version on the command line
 };
 
 /// The names extension of an indexed file, if it has a readable one.
@@ -84,151 +96,309 @@ bool fullSchema(const Options &O, bool InputFull) {
   return InputFull;
 }
 
-/// LLVM YAML or an indexed profile, as the indexed bytes --to-indexed
-/// writes. Warns about what the chosen version or schema drops.
-Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
-                                const Options &O) {
-  IndexedMemProf P;
-  CounterProfile Counters; // an indexed input's PGO counters
-  std::optional<ProfileNames> Names; // an indexed input's, carried over
-  bool InputFull = false;
-  if (F == Form::YAML) {
-    auto Y = readMemProfYAML(Data);
-    if (!Y)
-      return Y.takeError();
-    InputFull = Y->impliesFullSchema();
-    if (Y->HasCalleeGuids && O.MemProfVersion < 4)
-      tool::warning(Path, "callee GUIDs are stored only in MemProf V4; they "
-                          "are dropped (use --memprof-version=4)");
-    if (InputFull && !fullSchema(O, InputFull))
-      tool::warning(Path, "MemInfoBlock fields beyond the hot/cold four are "
-                          "dropped (use --memprof-full-schema)");
-    if (Y->DuplicateRecords)
-      tool::warning(Path, Twine(Y->DuplicateRecords) +
-                              " records repeat an earlier GUID; the first "
-                              "one of each is kept, as llvm-profdata does");
-    P = std::move(Y->Profile);
-  } else if (F == Form::Indexed) {
+/// Splits the combined text form: LLVM's counters text, then, from the
+/// first line that is exactly "---", LLVM MemProf YAML.
+std::pair<StringRef, StringRef> splitCombined(StringRef Data) {
+  size_t At = 0;
+  while (At < Data.size()) {
+    size_t EOL = Data.find('\n', At);
+    StringRef Line = Data.slice(At, EOL).rtrim('\r');
+    if (Line == "---")
+      return {Data.take_front(At), Data.drop_front(At)};
+    if (EOL == StringRef::npos)
+      break;
+    At = EOL + 1;
+  }
+  return {Data, StringRef()};
+}
+
+/// Merges counter profiles as llvm-profdata gives one input's records to its
+/// writer, warning as it warns.
+Expected<CounterProfile> mergeCounters(StringRef Path,
+                                       const CounterProfile &In) {
+  CounterMerger M;
+  std::vector<CounterWarning> Warnings;
+  if (Error E = M.add(In, 1, Warnings))
+    return std::move(E);
+  for (const CounterWarning &W : Warnings)
+    tool::warning(Path, W.Function + ": " + counterIssueText(W.Issue));
+  return M.build();
+}
+
+/// What a file holds, in the one profile model.
+struct Loaded {
+  CounterProfile Counters;            // Present when the input has counters
+  std::optional<IndexedMemProf> MemProf; // when it has MemProf data
+  bool InputFull = false;             // its MemProf part needs all 27 fields
+  std::optional<ProfileNames> Names;  // an indexed input's, carried over
+  /// The MemProf version the combined text records, when it does.
+  std::optional<unsigned> MemProfVersion;
+};
+
+constexpr StringLiteral MemProfVersionNote = "# memprof: memprof-version ";
+
+Expected<std::optional<IndexedMemProf>>
+loadYAML(StringRef Path, StringRef Data, const Options &O, bool &InputFull) {
+  auto Y = readMemProfYAML(Data);
+  if (!Y)
+    return Y.takeError();
+  InputFull = Y->impliesFullSchema();
+  if (Y->HasCalleeGuids && O.MemProfVersion < 4)
+    tool::warning(Path, "callee GUIDs are stored only in MemProf V4; they "
+                        "are dropped (use --memprof-version=4)");
+  if (InputFull && !fullSchema(O, InputFull))
+    tool::warning(Path, "MemInfoBlock fields beyond the hot/cold four are "
+                        "dropped (use --memprof-full-schema)");
+  if (Y->DuplicateRecords)
+    tool::warning(Path, Twine(Y->DuplicateRecords) +
+                            " records repeat an earlier GUID; the first "
+                            "one of each is kept, as llvm-profdata does");
+  return std::optional<IndexedMemProf>(std::move(Y->Profile));
+}
+
+Expected<Loaded> load(StringRef Path, StringRef Data, Form F,
+                      const Options &O) {
+  Loaded L;
+  switch (F) {
+  case Form::YAML: {
+    auto M = loadYAML(Path, Data, O, L.InputFull);
+    if (!M)
+      return M.takeError();
+    L.MemProf = std::move(*M);
+    return std::move(L);
+  }
+  case Form::Indexed: {
     IndexedProfileInfo Info;
     // The counters of an indexed input are carried over unchanged.
-    auto R = readIndexedProfile(Data, &Info, nullptr, &Counters);
+    auto R = readIndexedProfile(Data, &Info, nullptr, &L.Counters);
     if (!R)
       return R.takeError();
-    if (Info.MemProfVersion == 0)
+    if (Info.MemProfVersion != 0) {
+      if (hasDataAccessProfile(Data))
+        tool::warning(Path, "the data-access profile is not carried over");
+      uint32_t HotCold = schemaMask(hotColdSchema());
+      L.InputFull = (schemaMask(Info.Schema) & ~HotCold) != 0;
+      // Rewriting with the same version and schema gives the same bytes.
+      L.MemProf = inRoundTripOrder(*R);
+    } else if (!L.Counters.Present) {
       return makeError(ErrorCode::Malformed,
-                       "the indexed profile has no MemProf section");
-    if (hasDataAccessProfile(Data))
-      tool::warning(Path, "the data-access profile is not carried over");
-    uint32_t HotCold = schemaMask(hotColdSchema());
-    InputFull = (schemaMask(Info.Schema) & ~HotCold) != 0;
-    // Rewriting with the same version and schema gives the same bytes.
-    P = inRoundTripOrder(*R);
-    Names = namesOf(Path, Data);
-  } else {
-    return makeError(ErrorCode::Usage,
-                     formName(F) + " cannot become an indexed profile here: " +
-                         (F == Form::Raw
-                              ? "raw profiles need symbolization; use "
-                                "memprof-merge"
-                              : "compile it with --to-raw, then use "
-                                "memprof-merge"));
+                       "the indexed profile has neither counters nor a "
+                       "MemProf section");
+    }
+    L.Names = namesOf(Path, Data);
+    return std::move(L);
   }
+  case Form::CounterRaw: {
+    auto C = readRawInstrProf(Data);
+    if (!C)
+      return C.takeError();
+    // As llvm-profdata merge: vtable names only when asked for.
+    if (!O.KeepVTableSymbols)
+      C->VTableNames.clear();
+    auto M = mergeCounters(Path, *C);
+    if (!M)
+      return M.takeError();
+    L.Counters = std::move(*M);
+    return std::move(L);
+  }
+  case Form::CounterText: {
+    auto [Text, YAML] = splitCombined(Data);
+    std::vector<std::string> InValues;
+    auto C = readInstrProfText(Text, &InValues);
+    if (!C)
+      return C.takeError();
+    // As llvm-profdata merge: the vtable names the values use only when
+    // asked for; those our comments list are the file's own.
+    if (O.KeepVTableSymbols)
+      for (std::string &N : InValues)
+        if (!llvm::is_contained(C->VTableNames, N))
+          C->VTableNames.push_back(std::move(N));
+    auto M = mergeCounters(Path, *C);
+    if (!M)
+      return M.takeError();
+    L.Counters = std::move(*M);
+    if (!YAML.empty()) {
+      // The section version the combined form records, unless overridden.
+      for (StringRef Line : split(Text, '\n')) {
+        Line = Line.rtrim('\r');
+        if (!Line.consume_front(MemProfVersionNote))
+          continue;
+        unsigned V;
+        if (Line.getAsInteger(10, V) || V < 2 || V > 4)
+          return makeError(ErrorCode::Malformed,
+                           "the memprof-version comment names no MemProf "
+                           "version this tool writes (2, 3 or 4)");
+        L.MemProfVersion = V;
+      }
+      auto MP = loadYAML(Path, YAML, O, L.InputFull);
+      if (!MP) {
+        size_t Line = Text.count('\n');
+        return makeError(ErrorCode::Malformed,
+                         "the MemProf part (from line " + Twine(Line + 1) +
+                             "): " + toString(MP.takeError()));
+      }
+      L.MemProf = std::move(*MP);
+    }
+    return std::move(L);
+  }
+  case Form::Raw:
+  case Form::RawText:
+    break;
+  }
+  return makeError(ErrorCode::Usage,
+                   formName(F) + " cannot become an indexed profile here: " +
+                       (F == Form::Raw ? "raw profiles need symbolization; use "
+                                         "memprof-merge"
+                                       : "compile it with --to-raw, then use "
+                                         "memprof-merge"));
+}
+
+/// An input that is not a raw MemProf profile or raw text, as the indexed
+/// bytes --to-indexed writes. Warns about what the chosen version or schema
+/// drops.
+Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
+                                const Options &O) {
+  auto L = load(Path, Data, F, O);
+  if (!L)
+    return L.takeError();
   IndexedWriterOptions WO;
   WO.MemProfVersion = O.MemProfVersion;
-  WO.FullSchema = fullSchema(O, InputFull);
+  if (L->MemProfVersion && !O.MemProfVersionGiven)
+    WO.MemProfVersion = *L->MemProfVersion;
+  WO.FullSchema = fullSchema(O, L->InputFull);
   SmallVector<char, 0> Bytes;
-  auto WS = writeIndexedProfile(Counters, &P, WO, Bytes);
+  IndexedMemProf *MP = L->MemProf ? &*L->MemProf : nullptr;
+  auto WS = writeIndexedProfile(L->Counters, MP, WO, Bytes);
   if (!WS)
     return WS.takeError();
   if (WS->SaturatedFields)
     tool::warning(Path, Twine(WS->SaturatedFields) +
                             " 32-bit MemInfoBlock fields were saturated");
-  if (Names) {
-    auto NS = appendNamesExtension(Bytes, P, *Names);
+  if (L->Names && MP) {
+    auto NS = appendNamesExtension(Bytes, *MP, *L->Names);
     if (!NS)
       return NS.takeError();
   }
   return std::string(Bytes.data(), Bytes.size());
 }
 
+/// The MemProf YAML of an indexed profile (with --names, annotated).
+Error writeMemProfPart(StringRef Path, StringRef Indexed, raw_ostream &OS,
+                       const Options &O, bool RoundTrip) {
+  std::string Out;
+  raw_string_ostream YS(Out);
+  bool Differ = false;
+  if (Error E = writeIndexedAsYAML(Indexed, YS,
+                                   RoundTrip ? YAMLRecordOrder::RoundTrip
+                                             : YAMLRecordOrder::LLVMShow,
+                                   &Differ))
+    return E;
+  if (O.Names) {
+    if (auto N = namesOf(Path, Indexed))
+      Out = annotateYAMLWithNames(Out, *N);
+    else
+      tool::warning(Path, "the profile carries no names; written without");
+  }
+  if (Differ && !RoundTrip)
+    tool::note(Path + ": records are in llvm-profdata's order; reading this "
+                      "text back reorders hash-table chains (as "
+                      "llvm-profdata's own show/merge does); --round-trip "
+                      "lists them in an order that rebuilds these bytes");
+  OS << Out;
+  return Error::success();
+}
+
 Expected<std::string> toText(StringRef Path, StringRef Data, Form F,
                              const Options &O) {
   std::string Out;
   raw_string_ostream OS(Out);
-  switch (F) {
-  case Form::Indexed:
-  case Form::YAML: {
-    // For YAML: what `show --memory` prints for the file --to-indexed writes.
-    std::string Bytes;
-    if (F == Form::YAML) {
-      auto B = toIndexed(Path, Data, F, O);
-      if (!B)
-        return B.takeError();
-      Bytes = std::move(*B);
-      Data = Bytes;
-    }
-    bool Differ = false;
-    if (Error E = writeIndexedAsYAML(Data, OS,
-                                     O.RoundTrip ? YAMLRecordOrder::RoundTrip
-                                                 : YAMLRecordOrder::LLVMShow,
-                                     &Differ))
-      return std::move(E);
-    if (O.Names) {
-      if (auto N = namesOf(Path, Data))
-        Out = annotateYAMLWithNames(Out, *N);
-      else
-        tool::warning(Path, "the profile carries no names; written without");
-    }
-    if (Differ && !O.RoundTrip)
-      tool::note(Path + ": records are in llvm-profdata's order; reading this "
-                        "text back reorders hash-table chains (as "
-                        "llvm-profdata's own show/merge does); --round-trip "
-                        "lists them in an order that rebuilds these bytes");
-    return Out;
-  }
-  case Form::Raw:
+  if (F == Form::Raw) {
     writeRawText(Data, OS);
     return Out;
-  case Form::RawText: {
+  }
+  if (F == Form::RawText) {
     auto Bytes = compileRawText(Data);
     if (!Bytes)
       return Bytes.takeError();
     writeRawText(*Bytes, OS);
     return Out;
   }
+  // Anything else: the text of the indexed profile it is or becomes (for
+  // YAML, what `show --memory` prints for the file --to-indexed writes).
+  std::string Bytes;
+  if (F != Form::Indexed) {
+    auto B = toIndexed(Path, Data, F, O);
+    if (!B)
+      return B.takeError();
+    Bytes = std::move(*B);
+    Data = Bytes;
   }
+  IndexedProfileInfo Info;
+  CounterProfile Counters;
+  auto R = readIndexedProfile(Data, &Info, nullptr, &Counters);
+  if (!R)
+    return R.takeError();
+  const bool HasMemProf = Info.MemProfVersion != 0;
+  if (Counters.Present) {
+    // Counters alone: llvm-profdata's `merge --text`, which names vtables
+    // only with --keep-vtable-symbols. With MemProf data as well, the
+    // combined form, written to rebuild the same bytes.
+    const bool RoundTrip = O.RoundTrip || HasMemProf;
+    if (!RoundTrip && !O.KeepVTableSymbols)
+      Counters.VTableNames.clear();
+    if (Error E = writeInstrProfText(Counters, OS, RoundTrip))
+      return std::move(E);
+    if (HasMemProf) {
+      OS << MemProfVersionNote << Info.MemProfVersion << "\n";
+      OS << "# memprof: the MemProf part follows, LLVM MemProf YAML from the "
+            "line '---' to the end\n";
+      if (Error E = writeMemProfPart(Path, Data, OS, O, /*RoundTrip=*/true))
+        return std::move(E);
+    }
+    return Out;
+  }
+  if (Error E = writeMemProfPart(Path, Data, OS, O, O.RoundTrip))
+    return std::move(E);
   return Out;
 }
 
 Expected<std::string> toJSON(StringRef Path, StringRef Data, Form F,
                              const Options &O) {
   std::string Indexed;
-  if (F == Form::YAML) {
+  if (F == Form::Raw || F == Form::RawText)
+    return makeError(ErrorCode::Usage,
+                     formName(F) + " has no JSON form: raw profiles hold "
+                                   "addresses, not frames; merge them with "
+                                   "memprof-merge first, or use --to-text");
+  if (F != Form::Indexed) {
     auto Bytes = toIndexed(Path, Data, F, O);
     if (!Bytes)
       return Bytes.takeError();
     Indexed = std::move(*Bytes);
     Data = Indexed;
-  } else if (F != Form::Indexed) {
-    return makeError(ErrorCode::Usage,
-                     formName(F) + " has no JSON form: raw profiles hold "
-                                   "addresses, not frames; merge them with "
-                                   "memprof-merge first, or use --to-text");
   }
   IndexedProfileInfo Info;
   std::optional<MemProfSummary> Stored;
-  auto P = readIndexedProfile(Data, &Info, &Stored);
+  CounterProfile Counters;
+  auto P = readIndexedProfile(Data, &Info, &Stored, &Counters);
   if (!P)
     return P.takeError();
-  if (Info.MemProfVersion == 0)
-    return makeError(ErrorCode::Malformed,
-                     "the indexed profile has no MemProf section");
   std::string Out;
   raw_string_ostream OS(Out);
   std::optional<ProfileNames> Names = namesOf(Path, Data);
-  writeMemProfJSON(OS, *P, unsigned(Info.MemProfVersion), Info.Schema,
-                   Stored ? *Stored : computeReaderSummary(*P),
-                   Names ? &*Names : nullptr);
+  ProfileJSONParts Parts;
+  if (Counters.Present)
+    Parts.Counters = &Counters;
+  MemProfSummary Summary;
+  if (Info.MemProfVersion != 0) {
+    Summary = Stored ? *Stored : computeReaderSummary(*P);
+    Parts.MemProf = &*P;
+    Parts.MemProfVersion = unsigned(Info.MemProfVersion);
+    Parts.Schema = Info.Schema;
+    Parts.Summary = &Summary;
+  }
+  Parts.Names = Names ? &*Names : nullptr;
+  writeProfileJSON(OS, Parts);
   return Out;
 }
 
@@ -247,20 +417,26 @@ Expected<std::string> toRaw(StringRef Data, Form F) {
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-convert");
+  tool::setReadsCounters();
   tool::tuneAllocator();
   tool::installOutOfMemoryHandler(
       "convert a smaller profile, or raise the memory limit");
 
   CLI::App App{
-      "Convert MemProf profiles between their binary and text forms.\n\n"
-      "  --to-text     indexed profile -> LLVM MemProf YAML, byte for byte\n"
-      "                what `llvm-profdata show --memory` prints;\n"
-      "                raw profile -> memprof raw text (for reading and\n"
-      "                debugging)\n"
-      "  --to-indexed  LLVM MemProf YAML (as llvm-profdata reads it) ->\n"
-      "                indexed profile; an indexed profile is rewritten\n"
+      "Convert profiles between their binary and text forms.\n\n"
+      "  --to-text     indexed profile -> its text: MemProf as LLVM MemProf\n"
+      "                YAML, byte for byte what `llvm-profdata show --memory`\n"
+      "                prints; PGO counters as LLVM's .proftext, byte for\n"
+      "                byte what `llvm-profdata merge --text` writes; both:\n"
+      "                the counters text, then the YAML from a line '---'\n"
+      "                (the combined form, which rebuilds the same bytes);\n"
+      "                raw MemProf profile -> memprof raw text (for reading\n"
+      "                and debugging)\n"
+      "  --to-indexed  LLVM MemProf YAML, .proftext, the combined form or a\n"
+      "                .profraw (as llvm-profdata reads them) -> indexed\n"
+      "                profile; an indexed profile is rewritten\n"
       "  --to-raw      memprof raw text -> raw profile bytes\n"
-      "  --to-json     indexed profile or YAML -> JSON for scripts\n\n"
+      "  --to-json     anything --to-indexed reads -> JSON for scripts\n\n"
       "The input form is recognized from its content. Text and JSON go to\n"
       "standard output unless -o is given; binary output needs -o.",
       "memprof-convert"};
@@ -269,25 +445,32 @@ int main(int argc, char **argv) {
   bool FullSchemaFlag = false;
   Options O;
   App.add_option("input", Input,
-                 "Indexed (.profdata) or raw (.memprofraw) profile, LLVM "
-                 "MemProf YAML, or memprof raw text ('-' for standard input)")
+                 "Indexed (.profdata) or raw (.memprofraw, .profraw) profile, "
+                 "LLVM MemProf YAML or counters text (.proftext), the "
+                 "combined text, or memprof raw text ('-' for standard "
+                 "input)")
       ->required();
   auto *Modes = App.add_option_group("mode", "What to write (exactly one)");
   Modes->add_flag("--to-text", ToText,
-                  "LLVM MemProf YAML (from indexed or YAML input) or memprof "
-                  "raw text (from raw or raw text input)");
+                  "LLVM MemProf YAML, .proftext or the combined form (from "
+                  "any input but raw MemProf) or memprof raw text (from raw "
+                  "MemProf or raw text input)");
   Modes->add_flag("--to-indexed", ToIndexed,
-                  "An indexed profile (from YAML or indexed input)");
+                  "An indexed profile (from any input but raw MemProf and "
+                  "raw text)");
   Modes->add_flag("--to-raw", ToRaw,
                   "A raw profile (from memprof raw text)");
   Modes->add_flag(
       "--to-json", ToJSON,
-      "JSON (from indexed or YAML input); see docs/text-formats.md");
+      "JSON, MemProf and counters (from any input but raw MemProf "
+      "and raw text); see docs/text-formats.md");
   App.add_option("--input-format", InputFormat,
                  "What the input is: auto (recognized from its content), "
-                 "indexed, raw, yaml or raw-text. With raw, any bytes (a "
-                 "damaged magic, a prefix) become raw text")
-      ->check(CLI::IsMember({"auto", "indexed", "raw", "yaml", "raw-text"}))
+                 "indexed, raw, yaml, raw-text, profraw or proftext (LLVM's "
+                 "counters text, or the combined form). With raw, any bytes "
+                 "(a damaged magic, a prefix) become raw text")
+      ->check(CLI::IsMember({"auto", "indexed", "raw", "yaml", "raw-text",
+                             "profraw", "proftext"}))
       ->capture_default_str();
   App.add_option("-o,--output", Output,
                  "Output file, written atomically ('-' for standard output)")
@@ -300,14 +483,23 @@ int main(int argc, char **argv) {
                "Write all 27 MemInfoBlock fields (same as "
                "--memprof-schema=full)");
   App.add_flag("--round-trip", O.RoundTrip,
-               "--to-text: list records in the order from which llvm-profdata "
-               "and --to-indexed rebuild the input's record table byte for "
-               "byte; differs from `show --memory` only within hash-table "
-               "chains that hold several records");
+               "--to-text: write what rebuilds the input's bytes: MemProf "
+               "records in the order from which llvm-profdata and "
+               "--to-indexed rebuild the record table (differs from `show "
+               "--memory` only within hash-table chains that hold several "
+               "records); counters with '# memprof:' comments for what "
+               "LLVM's text cannot hold (binary ids, vtable names, unnamed "
+               "call targets). The combined form always does this");
   App.add_flag("--names", O.Names,
                "--to-text: add function names and source locations from the "
                "profile's names extension (memprof-merge writes it) as YAML "
                "comments; llvm-profdata reads the text as without them");
+  App.add_flag("--keep-vtable-symbols", O.KeepVTableSymbols,
+               "As llvm-profdata merge --keep-vtable-symbols: --to-indexed of "
+               "a .profraw or counters text keeps the vtable names it uses, "
+               "--to-text names vtable values by them (by default, as "
+               "there, neither; an indexed input's vtable names are kept in "
+               "--to-indexed and in --round-trip text)");
   App.add_option("--memprof-schema", O.Schema,
                  "MemInfoBlock fields of indexed output: hot-cold (the four "
                  "llvm-profdata writes by default), full (all 27), or auto: "
@@ -324,6 +516,7 @@ int main(int argc, char **argv) {
   if (int(ToText) + int(ToIndexed) + int(ToRaw) + int(ToJSON) != 1)
     tool::fatal("", "give exactly one of --to-text, --to-indexed, --to-raw "
                     "and --to-json (see --help)");
+  O.MemProfVersionGiven = App.count("--memprof-version") > 0;
   if (FullSchemaFlag) {
     if (O.Schema != "auto" && O.Schema != "full")
       tool::fatal("", "--memprof-full-schema contradicts --memprof-schema=" +
@@ -359,6 +552,8 @@ int main(int argc, char **argv) {
                      : InputFormat == "raw"      ? Form::Raw
                      : InputFormat == "yaml"     ? Form::YAML
                      : InputFormat == "raw-text" ? Form::RawText
+                     : InputFormat == "profraw"  ? Form::CounterRaw
+                     : InputFormat == "proftext" ? Form::CounterText
                                                  : detect(Data);
   if (!F)
     tool::fatal(Name, F.takeError());

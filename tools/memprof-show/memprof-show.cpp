@@ -11,22 +11,33 @@ using namespace memprof;
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-show", "reports (text, JSON, YAML), no profiles");
+  tool::setReadsCounters();
   tool::tuneAllocator();
   tool::installOutOfMemoryHandler(
       "show fewer or smaller inputs at a time, or raise the memory limit");
 
-  CLI::App App{"Show the allocation contexts of MemProf profiles, ranked, with a\n"
-               "summary: indexed profiles (memprof-merge's, named by their names\n"
-               "extension; llvm-profdata's, named from --profiled-binary) and raw\n"
-               "profiles (symbolized with --profiled-binary/--debug-dir). Several\n"
-               "inputs are merged as memprof-merge merges them.",
+  CLI::App App{"Show what profiles hold: the allocation contexts of MemProf\n"
+               "data, ranked, with a summary, and the PGO counters beside them\n"
+               "(llvm-profdata show's summary, the hottest functions, chosen\n"
+               "functions' counters and value sites). Indexed profiles\n"
+               "(memprof-merge's, named by their names extension; llvm-profdata's,\n"
+               "named from --profiled-binary), raw MemProf profiles (symbolized\n"
+               "with --profiled-binary/--debug-dir), .profraw and .proftext files.\n"
+               "Several inputs are merged as memprof-merge merges them.",
                "memprof-show"};
   std::vector<std::string> Inputs, Binaries, DebugDirs, Functions;
   std::string Sort = "bytes", Format = "text", Output;
-  size_t Top = 10;
+  size_t Top = 10, TopFunctions = 10;
   bool Reverse = false, NoNames = false;
-  App.add_option("inputs", Inputs, "Raw or indexed profiles")->required();
+  App.add_option("inputs", Inputs,
+                 "Raw or indexed profiles, MemProf or PGO counters or both, "
+                 "or LLVM's counters text")
+      ->required();
   App.add_option("--top-contexts,-n", Top, "How many contexts to list")
+      ->capture_default_str();
+  App.add_option("--top-functions", TopFunctions,
+                 "How many functions the PGO counter section lists, by their "
+                 "largest counter (llvm-profdata show --topn)")
       ->capture_default_str();
   App.add_option("--sort", Sort,
                  "Rank by bytes (total size), count (allocations), accesses "
@@ -38,7 +49,9 @@ int main(int argc, char **argv) {
   App.add_option("--function", Functions,
                  "List only contexts with a frame whose demangled or linkage "
                  "name matches this extended regular expression (a substring "
-                 "works too); repeatable")
+                 "works too), and show the PGO counters and value sites of "
+                 "the functions whose demangled or PGO name matches; "
+                 "repeatable")
       ->type_name("REGEX");
   App.add_option("--format", Format, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
@@ -74,6 +87,7 @@ int main(int argc, char **argv) {
   }
   ReportOptions Opts;
   Opts.TopContexts = Top;
+  Opts.TopFunctions = TopFunctions;
   Opts.Sort = *parseSortKey(Sort);
   Opts.Reverse = Reverse;
   Opts.FunctionFilters = Functions;

@@ -17,6 +17,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
 #include <array>
 #include <cstdint>
 #include <random>
@@ -80,7 +81,8 @@ struct CounterProfile {
   std::vector<std::string> BinaryIds;
   std::vector<TemporalTrace> Traces;
   uint64_t TraceStreamSize = 0; ///< traces seen (reservoir sampling)
-  /// VTable names ("_ZTV..."), written in this order.
+  /// VTable names ("_ZTV..."). The writer stores them in the order LLVM's
+  /// StringSet of them iterates (llvmStringSetOrder of this order).
   std::vector<std::string> VTableNames;
 
   bool isIR() const { return Variant & instrprof::VariantIR; }
@@ -91,6 +93,10 @@ struct CounterProfile {
 /// MD5lo of a PGO name: the NameRef of a raw record, the hash of the
 /// indexed function table, the value of an indirect-call target.
 uint64_t instrProfNameRef(llvm::StringRef PGOName);
+
+/// "file.c;_ZL3foov" -> "foo()": a PGO name without the file prefix of a
+/// local function, demangled where it is a C++ name.
+std::string demangledPGOName(llvm::StringRef PGOName);
 
 /// "IR", "IR, context-sensitive", "front-end", ... for messages.
 std::string describeVariant(uint64_t Variant);
@@ -112,6 +118,43 @@ bool isRawInstrProf(llvm::StringRef Buffer);
 /// unknown; memop sizes kept). The timestamps of a temporal file's profiles
 /// make one trace.
 llvm::Expected<CounterProfile> readRawInstrProf(llvm::StringRef Buffer);
+
+//===----------------------------------------------------------------------===//
+// Text profiles (.proftext, spec section 4)
+//===----------------------------------------------------------------------===//
+
+/// True when \p Buffer reads as LLVM's text form of counters: printable
+/// first bytes (TextInstrProfReader::hasFormat), then a header flag line or
+/// a function name followed by its hash, or only comments of that form.
+/// MemProf YAML ("---") is not.
+bool isInstrProfText(llvm::StringRef Buffer);
+
+/// Writes \p P as `llvm-profdata-22 merge --text` writes it: header flags,
+/// temporal traces, then the records sorted by name and hash; call-target
+/// and vtable values by name where \p P names them (its record and vtable
+/// names), "** External Symbol **" otherwise. With \p RoundTrip, comment
+/// lines starting "# memprof: " add what the text cannot hold (the variant
+/// bits, binary ids, vtable names, values and trace entries it cannot name)
+/// and the records of one name come in an order from which LLVM's writer
+/// rebuilds their table order, so readInstrProfText and the indexed writer
+/// give back the bytes \p P came from. LLVM's reader skips those comments.
+/// Fails only on a name that cannot be one line.
+llvm::Error writeInstrProfText(const CounterProfile &P, llvm::raw_ostream &OS,
+                               bool RoundTrip = false);
+
+/// Reads LLVM's text form as llvm-profdata 22 reads it (header flags, traces,
+/// records, bitmap bytes, value sites; call targets and vtables by name,
+/// "** External Symbol **" as 0; value kinds with no sites dropped), and our
+/// "# memprof: " comments. Records come in file order, not merged: give the
+/// result to CounterMerger as llvm-profdata gives records to its writer.
+/// VTableNames are those of our comments; the vtable names the values use,
+/// which llvm-profdata keeps with --keep-vtable-symbols, go to
+/// \p VTableNamesInValues in first-seen order. Every count is bounded by the
+/// lines that remain; errors name the line. Unlike LLVM 22, 256 or more
+/// bitmap bytes are read.
+llvm::Expected<CounterProfile>
+readInstrProfText(llvm::StringRef Text,
+                  std::vector<std::string> *VTableNamesInValues = nullptr);
 
 //===----------------------------------------------------------------------===//
 // Merging (llvm-profdata 22's InstrProfWriter rules, spec section 2)
@@ -194,6 +237,11 @@ private:
 /// buckets iterates keys inserted in the order of \p Hashes (distinct):
 /// the order of records under one name in the indexed file (spec 3.3).
 std::vector<size_t> llvmRecordOrder(llvm::ArrayRef<uint64_t> Hashes);
+
+/// The order in which LLVM's StringSet iterates \p Names inserted in this
+/// order (a repeated name counts once): the order of the vtable names the
+/// indexed writer stores.
+std::vector<size_t> llvmStringSetOrder(llvm::ArrayRef<std::string> Names);
 
 //===----------------------------------------------------------------------===//
 // Indexed summary (spec 3.2)

@@ -11,6 +11,7 @@
 #define MEMPROF_PROFILEDATA_MEMPROFJSON_H
 
 #include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -29,6 +30,22 @@ void writeMemProfJSON(llvm::raw_ostream &OS, const IndexedMemProf &P,
                       unsigned MemProfVersion, llvm::ArrayRef<uint8_t> Schema,
                       const MemProfSummary &Summary,
                       const ProfileNames *Names = nullptr);
+
+/// The parts of one profile file for writeProfileJSON; any may be absent.
+struct ProfileJSONParts {
+  const CounterProfile *Counters = nullptr;
+  const IndexedMemProf *MemProf = nullptr;
+  unsigned MemProfVersion = 0;
+  llvm::ArrayRef<uint8_t> Schema;
+  const MemProfSummary *Summary = nullptr; // with MemProf
+  const ProfileNames *Names = nullptr;
+};
+
+/// Writes a whole profile as JSON: the MemProf keys of writeMemProfJSON when
+/// it has MemProf data, and "counters" (kind, summary, functions with their
+/// counters, bitmap bytes and value sites, binary ids, vtable names,
+/// temporal traces) when it has PGO counters.
+void writeProfileJSON(llvm::raw_ostream &OS, const ProfileJSONParts &Parts);
 
 } // namespace memprof
 

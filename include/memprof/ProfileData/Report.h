@@ -11,6 +11,7 @@
 #define MEMPROF_PROFILEDATA_REPORT_H
 
 #include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/Merge.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/Symbolizer.h"
@@ -44,6 +45,9 @@ struct ReportOptions {
   /// frames' demangled or linkage names (or 0x GUID, if unnamed) contains a
   /// match of any of them. Empty: every context.
   std::vector<std::string> FunctionFilters;
+  /// How many functions the PGO counter section ranks by their largest
+  /// counter (llvm-profdata show --topn).
+  size_t TopFunctions = 10;
 };
 
 /// One input file as the report describes it.
@@ -55,6 +59,10 @@ struct ReportInput {
   /// Where the names come from: "symbolized" (raw), "profile" (our
   /// extension), "binary" (--profiled-binary), or "none".
   std::string Names;
+  bool HasMemProf = false;  // MemProf data (raw MemProf, or a section)
+  std::string Counters;     // describeVariant of its PGO counters, or ""
+  bool CountersRaw = false; // a .profraw
+  bool Text = false;        // LLVM's counters text
 };
 
 struct ReportFrame {
@@ -109,6 +117,47 @@ struct ReportSummary {
   uint64_t UnsymbolizedPCs = 0, RuntimeFramesDropped = 0;
 };
 
+/// A value of a value-profile site, named where the profile names it.
+struct CounterValueReport {
+  uint64_t Value = 0; ///< NameRef (call targets, vtables) or size (memop)
+  uint64_t Count = 0;
+  std::string Name;      ///< PGO name; empty when unknown or a size
+  std::string Demangled; ///< of Name
+};
+
+struct CounterFunctionReport {
+  std::string Name;      ///< PGO name
+  std::string Demangled; ///< without the file prefix of locals, demangled
+  uint64_t Hash = 0;
+  bool CS = false;
+  uint64_t MaxCount = 0;   ///< largest counter (what --topn ranks)
+  uint64_t EntryCount = 0; ///< the first counter
+  uint64_t TotalCount = 0; ///< sum of the counters (saturated)
+  size_t NumCounters = 0;
+  /// Filled for functions that match --function only.
+  std::vector<uint64_t> Counts;
+  std::vector<uint8_t> Bitmap;
+  std::array<std::vector<std::vector<CounterValueReport>>,
+             instrprof::NumValueKinds>
+      Sites;
+};
+
+/// The PGO counter half of a report.
+struct CounterReport {
+  bool Present = false;
+  uint64_t Variant = 0;
+  /// What llvm-profdata show prints: over the records that are not
+  /// context-sensitive (every record of a front-end profile) ...
+  InstrProfSummary Summary;
+  /// ... and, with --showcs, over the context-sensitive ones.
+  std::optional<InstrProfSummary> CSSummary;
+  uint64_t Records = 0, BinaryIds = 0, Traces = 0;
+  /// Records the top list ranks (those of Summary, but pseudo counts).
+  uint64_t Ranked = 0;
+  std::vector<CounterFunctionReport> Top;      ///< largest counter first
+  std::vector<CounterFunctionReport> Selected; ///< --function, by name
+};
+
 struct Report {
   std::vector<ReportInput> Inputs;
   ReportOptions Options;
@@ -117,9 +166,14 @@ struct Report {
   ClassTotals Selected;
   std::vector<ReportContext> Contexts; // the top ones, in rank order
   std::vector<std::string> Notes;      // caveats, e.g. a sort key not stored
+  CounterReport Counters;
+  /// Whether any input holds MemProf data (else, with counters, the text
+  /// report leaves the heap part out).
+  bool HasMemProf = false;
 };
 
-/// Ranks and summarizes the contexts of \p M, named by \p Names.
+/// Ranks and summarizes the contexts of \p M, named by \p Names, and its
+/// PGO counters.
 llvm::Expected<Report> buildReport(const ProfileMerger &M,
                                    const ProfileNames &Names,
                                    std::vector<ReportInput> Inputs,
@@ -140,7 +194,8 @@ public:
          const std::vector<std::string> &DebugDirs, bool IgnoreNames);
   ~ReportLoader();
 
-  /// Adds one file, raw or indexed, from its bytes.
+  /// Adds one file from its bytes: raw or indexed (MemProf, PGO counters
+  /// or both), or LLVM's counters text.
   llvm::Error add(llvm::StringRef Path, llvm::StringRef Bytes);
   /// Names indexed inputs that carry none from the profiled binaries, then
   /// builds the report.
@@ -156,6 +211,8 @@ private:
   std::unique_ptr<ProfileMerger> Merger;
   std::vector<ReportInput> Inputs;
   std::vector<std::string> BinaryNotes;
+  std::vector<std::string> CounterNotes;
+  llvm::Error addCounters(llvm::StringRef Path, const CounterProfile &P);
 };
 
 } // namespace memprof
