@@ -1,4 +1,6 @@
-# CMake package (MemProf::Instrument, MemProf::Runtime) and pkg-config file.
+# CMake package (MemProf::Instrument, MemProf::InstrumentWithCounters,
+# MemProf::Runtime, memprof_use_profile) and pkg-config files (memprof, and
+# memprof-pgo: memprof plus clang's PGO counters).
 include(CMakePackageConfigHelpers)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/MemProfConfig.cmake.in
   ${PROJECT_BINARY_DIR}/MemProfConfig.cmake
@@ -12,7 +14,9 @@ install(FILES ${PROJECT_BINARY_DIR}/MemProfConfig.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/MemProf)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof.pc.in
   ${PROJECT_BINARY_DIR}/memprof.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/memprof.pc
+configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof-pgo.pc.in
+  ${PROJECT_BINARY_DIR}/memprof-pgo.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/memprof.pc ${PROJECT_BINARY_DIR}/memprof-pgo.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/memprof/format
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/memprof)

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Sets everything up on a fresh machine and runs the main job on the bundled
-# example: install memprof into a prefix, build wordfreq instrumented through
-# pkg-config (the pass plugin and the runtime), run it three times with
-# different inputs, merge the three raw profiles, show the result and hand
-# it to clang-22 -fmemory-profile-use.
+# example: install memprof into a prefix, build wordfreq for both kinds of
+# profile through pkg-config (clang's PGO counters, -fprofile-generate, beside
+# memprof's pass and runtime), run it three times with different inputs, each
+# run writing its .profraw and .memprofraw into a directory of its own, merge
+# all of them with one memprof-merge call, show both parts and hand the one
+# file to clang-22 -fprofile-use and -fmemory-profile-use.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -12,25 +14,41 @@ rm -rf "$OUT" && mkdir -p "$OUT"
 echo "== installing memprof into $OUT/prefix"
 cmake --install build --prefix "$OUT/prefix" >/dev/null
 export PKG_CONFIG_PATH="$PWD/$OUT/prefix/lib/pkgconfig"
-echo "== building examples/wordfreq: clang++-22 -O1 \$(pkg-config --cflags memprof) ... \$(pkg-config --libs memprof)"
+echo "== building examples/wordfreq: clang++-22 -O1 \$(pkg-config --cflags memprof-pgo) ... \$(pkg-config --libs memprof-pgo)"
 # shellcheck disable=SC2046 # pkg-config's flags are split on purpose
-clang++-22 -O1 $(pkg-config --cflags memprof) examples/wordfreq/wordfreq.cpp \
-  $(pkg-config --libs memprof) -o "$OUT/wordfreq"
+clang++-22 -O1 $(pkg-config --cflags memprof-pgo) examples/wordfreq/wordfreq.cpp \
+  $(pkg-config --libs memprof-pgo) -o "$OUT/wordfreq"
 for scale in 1 2 3; do
-  echo "== run $scale"
-  MEMPROF_PROFILE_FILE="$OUT/run$scale.memprofraw" "$OUT/wordfreq" "$scale"
+  echo "== run $scale: $OUT/run$scale/<pid>.profraw and <pid>.memprofraw"
+  mkdir "$OUT/run$scale"
+  LLVM_PROFILE_FILE="$OUT/run$scale/%p.profraw" MEMPROF_PROFILE_FILE="$OUT/run$scale/%p.memprofraw" \
+    "$OUT/wordfreq" "$scale"
 done
-echo "== memprof-merge"
+echo "== memprof-merge: the counters and the heap profiles of the three runs, in one call"
 # The system libraries are searched by build id too, so allocations made
 # inside libstdc++ and libc keep their frames.
-build/bin/memprof-merge "$OUT"/run*.memprofraw --profiled-binary "$OUT/wordfreq" \
-  --debug-dir /usr/lib/x86_64-linux-gnu -o "$OUT/wordfreq.profdata"
-echo "== the merged profile, read back by llvm-profdata-22 (first 40 lines)"
+build/bin/memprof-merge "$OUT"/run*/*.profraw "$OUT"/run*/*.memprofraw \
+  --profiled-binary "$OUT/wordfreq" --debug-dir /usr/lib/x86_64-linux-gnu -o "$OUT/wordfreq.profdata"
+echo "== the counters, read back by llvm-profdata-22 (hottest 5 functions)"
+llvm-profdata-22 show --topn=5 "$OUT/wordfreq.profdata"
+echo "== the heap part, read back by llvm-profdata-22 (first 40 lines)"
 llvm-profdata-22 show --memory "$OUT/wordfreq.profdata" > "$OUT/wordfreq.yaml"
 sed -n 1,40p "$OUT/wordfreq.yaml"
 echo "== memprof-show: the top contexts, named from the profile itself"
 build/bin/memprof-show "$OUT/wordfreq.profdata" --top-contexts 3
-echo "== clang-22 compiles with it: -fmemory-profile-use"
-clang++-22 -O2 -fmemory-profile-use="$OUT/wordfreq.profdata" -c examples/wordfreq/wordfreq.cpp \
-  -o "$OUT/wordfreq.o"
-echo "done: $OUT/wordfreq.profdata"
+echo "== clang-22 compiles with it: -fprofile-use and -fmemory-profile-use on the same file"
+# use_cflags (-gmlt -fdebug-info-for-profiling): the debug locations and names
+# -fmemory-profile-use matches allocation calls by.
+# shellcheck disable=SC2046
+clang++-22 -O2 $(pkg-config --variable=use_cflags memprof-pgo) -fprofile-use="$OUT/wordfreq.profdata" \
+  -fmemory-profile-use="$OUT/wordfreq.profdata" -S -emit-llvm examples/wordfreq/wordfreq.cpp \
+  -o "$OUT/wordfreq.ll"
+# The allocation calls whose attribute group carries a "memprof" hint.
+groups=$(sed -n 's/^attributes \(#[0-9]*\) = .*"memprof"=.*/\1/p' "$OUT/wordfreq.ll" | paste -sd'|')
+echo "the IR: $(grep -c 'branch_weights' "$OUT/wordfreq.ll") branch weights from the counters," \
+  "$(grep -cE "(call|invoke) .*\) (${groups:-#none})(,|\$)" "$OUT/wordfreq.ll" || true) allocation calls" \
+  "with a memprof attribute from the heap part"
+# shellcheck disable=SC2046
+clang++-22 -O2 $(pkg-config --variable=use_cflags memprof-pgo) -fprofile-use="$OUT/wordfreq.profdata" \
+  -fmemory-profile-use="$OUT/wordfreq.profdata" examples/wordfreq/wordfreq.cpp -o "$OUT/wordfreq-optimized"
+echo "done: $OUT/wordfreq.profdata, $OUT/wordfreq-optimized"
