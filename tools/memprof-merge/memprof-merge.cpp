@@ -88,6 +88,15 @@ void loadInput(Input &In, bool ReadNames) {
       In.Err = P.takeError();
     else
       In.Counters = std::move(*P);
+  } else if (Data.empty() && StringRef(In.Path).ends_with(".profraw")) {
+    // What LLVM's runtime leaves when the program dies of a signal: it
+    // creates the file at start and writes it only at exit.
+    In.Err = makeError(ErrorCode::Empty,
+                       "the file is empty (LLVM's runtime writes a .profraw "
+                       "only at exit: a program ended by a signal leaves it "
+                       "empty); leave it out, or merge with --failure-mode "
+                       "all",
+                       0);
   } else if (isRawProfile(Data) || Data.size() < 8) {
     auto P = readRawProfile(Data);
     if (!P)
