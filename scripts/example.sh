@@ -29,13 +29,13 @@ echo "== memprof-merge: the counters and the heap profiles of the three runs, in
 # inside libstdc++ and libc keep their frames.
 build/bin/memprof-merge "$OUT"/run*/*.profraw "$OUT"/run*/*.memprofraw \
   --profiled-binary "$OUT/wordfreq" --debug-dir /usr/lib/x86_64-linux-gnu -o "$OUT/wordfreq.profdata"
-echo "== the counters, read back by llvm-profdata-22 (hottest 5 functions)"
-llvm-profdata-22 show --topn=5 "$OUT/wordfreq.profdata"
+echo "== the counters, read back by llvm-profdata-22"
+llvm-profdata-22 show "$OUT/wordfreq.profdata"
 echo "== the heap part, read back by llvm-profdata-22 (first 40 lines)"
 llvm-profdata-22 show --memory "$OUT/wordfreq.profdata" > "$OUT/wordfreq.yaml"
 sed -n 1,40p "$OUT/wordfreq.yaml"
-echo "== memprof-show: the top contexts, named from the profile itself"
-build/bin/memprof-show "$OUT/wordfreq.profdata" --top-contexts 3
+echo "== memprof-show: both parts, the hottest functions and the top contexts, named from the profile itself"
+build/bin/memprof-show "$OUT/wordfreq.profdata" --top-functions 5 --top-contexts 3
 echo "== clang-22 compiles with it: -fprofile-use and -fmemory-profile-use on the same file"
 # use_cflags (-gmlt -fdebug-info-for-profiling): the debug locations and names
 # -fmemory-profile-use matches allocation calls by.
