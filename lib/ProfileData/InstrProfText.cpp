@@ -177,8 +177,11 @@ Error writeInstrProfText(const CounterProfile &P, raw_ostream &OS,
       return X.Hash < Y.Hash;
     });
   } else {
-    std::stable_sort(Order.begin(), Order.end(), [&](size_t A, size_t B) {
-      return StringRef(P.Records[A].Name) < StringRef(P.Records[B].Name);
+    // By name; the records of one name in their order in P.
+    llvm::sort(Order, [&](size_t A, size_t B) {
+      if (int C = StringRef(P.Records[A].Name).compare(P.Records[B].Name))
+        return C < 0;
+      return A < B;
     });
     for (size_t I = 0; I < Order.size();) {
       size_t J = I + 1;
