@@ -282,6 +282,20 @@ Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
   return std::string(Bytes.data(), Bytes.size());
 }
 
+/// Points \p Data at the indexed bytes of an input of form \p F: its own,
+/// or those --to-indexed writes for it, kept in \p Storage.
+Error asIndexed(StringRef Path, StringRef &Data, Form F, const Options &O,
+                std::string &Storage) {
+  if (F == Form::Indexed)
+    return Error::success();
+  auto B = toIndexed(Path, Data, F, O);
+  if (!B)
+    return B.takeError();
+  Storage = std::move(*B);
+  Data = Storage;
+  return Error::success();
+}
+
 /// The MemProf YAML of an indexed profile (with --names, annotated).
 Error writeMemProfPart(StringRef Path, StringRef Indexed, raw_ostream &OS,
                        const Options &O, bool RoundTrip) {
@@ -326,13 +340,8 @@ Expected<std::string> toText(StringRef Path, StringRef Data, Form F,
   // Anything else: the text of the indexed profile it is or becomes (for
   // YAML, what `show --memory` prints for the file --to-indexed writes).
   std::string Bytes;
-  if (F != Form::Indexed) {
-    auto B = toIndexed(Path, Data, F, O);
-    if (!B)
-      return B.takeError();
-    Bytes = std::move(*B);
-    Data = Bytes;
-  }
+  if (Error E = asIndexed(Path, Data, F, O, Bytes))
+    return std::move(E);
   IndexedProfileInfo Info;
   CounterProfile Counters;
   auto R = readIndexedProfile(Data, &Info, nullptr, &Counters);
@@ -370,13 +379,8 @@ Expected<std::string> toJSON(StringRef Path, StringRef Data, Form F,
                      formName(F) + " has no JSON form: raw profiles hold "
                                    "addresses, not frames; merge them with "
                                    "memprof-merge first, or use --to-text");
-  if (F != Form::Indexed) {
-    auto Bytes = toIndexed(Path, Data, F, O);
-    if (!Bytes)
-      return Bytes.takeError();
-    Indexed = std::move(*Bytes);
-    Data = Indexed;
-  }
+  if (Error E = asIndexed(Path, Data, F, O, Indexed))
+    return E;
   IndexedProfileInfo Info;
   std::optional<MemProfSummary> Stored;
   CounterProfile Counters;
