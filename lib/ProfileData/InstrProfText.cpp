@@ -149,8 +149,11 @@ Error writeInstrProfText(const CounterProfile &P, raw_ostream &OS,
        << "\n";
     for (const TemporalTrace &T : P.Traces) {
       OS << "# Weight:\n" << T.Weight << "\n";
+      // A name the text cannot give back: none, one with a comma, or with
+      // white space at an end (the reader trims it).
       if (RoundTrip && llvm::any_of(T.FunctionNameRefs, [&](uint64_t R) {
-            return NameOf(R).empty();
+            StringRef N = NameOf(R);
+            return N.empty() || N.contains(',') || N != N.trim();
           })) {
         OS << Ours << "trace ";
         ListSeparator Sep(",");
@@ -160,6 +163,10 @@ Error writeInstrProfText(const CounterProfile &P, raw_ostream &OS,
       }
       for (uint64_t R : T.FunctionNameRefs)
         OS << NameOf(R) << ",";
+      // LLVM writes an empty line for an empty trace, which its reader
+      // skips (and then takes the next line for the names).
+      if (RoundTrip && T.FunctionNameRefs.empty())
+        OS << ",";
       OS << "\n";
     }
     OS << "\n";
@@ -203,6 +210,18 @@ Error writeInstrProfText(const CounterProfile &P, raw_ostream &OS,
 
   for (size_t Idx : Order) {
     const FunctionCounters &R = P.Records[Idx];
+    // Names LLVM's reader would take for something else: a header flag
+    // (first record), a bitmap count or a number of value kinds (later).
+    // LLVM writes them regardless; a text meant to be read back refuses.
+    StringRef N(R.Name);
+    uint64_t Num;
+    if (RoundTrip &&
+        (Idx == Order.front() ? N.starts_with(":")
+                              : N.starts_with("$") || !N.getAsInteger(10, Num)))
+      return makeError(ErrorCode::Usage,
+                       "function name '" + R.Name +
+                           "' would read back as another line of the text "
+                           "form");
     OS << R.Name << "\n# Func Hash:\n" << R.Hash << "\n";
     OS << "# Num Counters:\n" << R.Counts.size() << "\n# Counter Values:\n";
     for (uint64_t C : R.Counts)

@@ -138,7 +138,9 @@ bool isInstrProfText(llvm::StringRef Buffer);
 /// and the records of one name come in an order from which LLVM's writer
 /// rebuilds their table order, so readInstrProfText and the indexed writer
 /// give back the bytes \p P came from. LLVM's reader skips those comments.
-/// Fails only on a name that cannot be one line.
+/// Fails on a name that cannot be one line, and with \p RoundTrip on a name
+/// LLVM's reader would take for another line (a leading ':' on the first
+/// record, a leading '$' or a number on a later one).
 llvm::Error writeInstrProfText(const CounterProfile &P, llvm::raw_ostream &OS,
                                bool RoundTrip = false);
 
