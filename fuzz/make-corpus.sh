@@ -231,4 +231,6 @@ write('value-comment', ':ir\nf\n1\n1\n1\n1\n0\n1\n1\n# memprof: value x\ng:1\n')
 EOF
 # The symbolizer's seeds are tiny ELF files rather than profiles.
 "$here/make-elf-corpus.sh"
+# The .eh_frame rule decoder's seeds: small images built by a script.
+python3 "$here/make-cfi-corpus.py" "$here/corpus/cfi"
 echo "corpora written to $here/corpus"
