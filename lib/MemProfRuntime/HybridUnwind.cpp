@@ -1,0 +1,195 @@
+//===- HybridUnwind.cpp - Frame-pointer and .eh_frame stack walk ----------===//
+#include "HybridUnwind.h"
+
+#include <link.h>
+
+namespace memprof {
+namespace rt {
+namespace unwind {
+
+namespace {
+
+struct Collect {
+  Module *Out;
+  size_t Cap, N;
+};
+
+int addModule(dl_phdr_info *Info, size_t, void *Data) {
+  Collect &C = *static_cast<Collect *>(Data);
+  const ElfW(Phdr) *Eh = nullptr;
+  for (unsigned I = 0; I < Info->dlpi_phnum; ++I)
+    if (Info->dlpi_phdr[I].p_type == PT_GNU_EH_FRAME)
+      Eh = &Info->dlpi_phdr[I];
+  cfi::Tables T;
+  if (Eh) {
+    // The readable segment that holds the header holds .eh_frame too.
+    for (unsigned I = 0; I < Info->dlpi_phnum; ++I) {
+      const ElfW(Phdr) &P = Info->dlpi_phdr[I];
+      if (P.p_type == PT_LOAD && (P.p_flags & PF_R) &&
+          Eh->p_vaddr >= P.p_vaddr && Eh->p_vaddr < P.p_vaddr + P.p_memsz) {
+        T.Hdr = Info->dlpi_addr + Eh->p_vaddr;
+        T.HdrEnd = T.Hdr + Eh->p_memsz;
+        T.Lo = Info->dlpi_addr + P.p_vaddr;
+        T.Hi = T.Lo + P.p_memsz;
+        break;
+      }
+    }
+  }
+  for (unsigned I = 0; I < Info->dlpi_phnum; ++I) {
+    const ElfW(Phdr) &P = Info->dlpi_phdr[I];
+    if (P.p_type != PT_LOAD || !(P.p_flags & PF_X))
+      continue;
+    if (C.N < C.Cap) {
+      Module &M = C.Out[C.N];
+      M.TextLo = Info->dlpi_addr + P.p_vaddr;
+      M.TextHi = M.TextLo + P.p_memsz;
+      M.T = T;
+    }
+    ++C.N;
+  }
+  return 0;
+}
+
+template <typename T> bool readStack(uintptr_t At, uintptr_t Lo, uintptr_t Hi,
+                                      T &Out) {
+  if ((At & 7) || At < Lo || At > Hi - sizeof(T) || Hi < sizeof(T))
+    return false;
+  Out = *reinterpret_cast<const T *>(At);
+  return true;
+}
+
+} // namespace
+
+size_t collectModules(Module *Out, size_t Cap) {
+  Collect C{Out, Cap, 0};
+  dl_iterate_phdr(addModule, &C);
+  size_t N = C.N < Cap ? C.N : Cap;
+  // Insertion sort: a few hundred modules at most, and no allocation.
+  for (size_t I = 1; I < N; ++I) {
+    Module M = Out[I];
+    size_t J = I;
+    for (; J > 0 && Out[J - 1].TextLo > M.TextLo; --J)
+      Out[J] = Out[J - 1];
+    Out[J] = M;
+  }
+  return C.N;
+}
+
+const Module *findModule(const Module *Mods, size_t N, uintptr_t Pc) {
+  size_t Lo = 0, Hi = N;
+  while (Lo < Hi) {
+    size_t Mid = Lo + (Hi - Lo) / 2;
+    if (Mods[Mid].TextLo <= Pc)
+      Lo = Mid + 1;
+    else
+      Hi = Mid;
+  }
+  if (Lo == 0)
+    return nullptr;
+  const Module &M = Mods[Lo - 1];
+  return Pc < M.TextHi ? &M : nullptr;
+}
+
+bool RuleCache::lookup(uintptr_t Key, cfi::Rule &R) const {
+  const Entry &E = Entries[index(Key)];
+  uint64_t W1 = __atomic_load_n(&E.W1, __ATOMIC_RELAXED);
+  uint64_t W0 = __atomic_load_n(&E.W0, __ATOMIC_RELAXED);
+  uint32_t Gen = __atomic_load_n(&Generation, __ATOMIC_RELAXED);
+  if ((W0 ^ W1) != Key || ((W1 >> 24) & 0xff) != (Gen & 0xff) || !(W1 & 0xff))
+    return false;
+  R = cfi::Rule();
+  R.K = cfi::Kind(W1 & 0xff);
+  R.RbpOffset = int16_t(uint16_t(W1 >> 8));
+  R.CfaOffset = int32_t(uint32_t(W1 >> 32));
+  return true;
+}
+
+void RuleCache::insert(uintptr_t Key, const cfi::Rule &R) {
+  // Offsets that do not fit the entry are not cached (decoded each time).
+  if (R.RbpOffset < INT16_MIN || R.RbpOffset > INT16_MAX)
+    return;
+  uint32_t Gen = __atomic_load_n(&Generation, __ATOMIC_RELAXED);
+  uint64_t W1 = uint64_t(uint8_t(R.K)) |
+                uint64_t(uint16_t(int16_t(R.RbpOffset))) << 8 |
+                uint64_t(Gen & 0xff) << 24 |
+                uint64_t(uint32_t(R.CfaOffset)) << 32;
+  Entry &E = Entries[index(Key)];
+  __atomic_store_n(&E.W1, W1, __ATOMIC_RELAXED);
+  __atomic_store_n(&E.W0, Key ^ W1, __ATOMIC_RELAXED);
+}
+
+unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
+              uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp, uintptr_t StackLo,
+              uintptr_t StackHi, uint64_t *PCs, unsigned Max, End &Why) {
+  unsigned N = 0;
+  for (;;) {
+    if (Pc < 4096) {
+      Why = End::BadPC;
+      return N;
+    }
+    if (N == Max) {
+      Why = End::Depth;
+      return N;
+    }
+    PCs[N++] = Pc;
+    cfi::Rule R;
+    if (!Cache || !Cache->lookup(Pc, R)) {
+      const Module *M = findModule(Mods, NumMods, Pc);
+      if (!M) {
+        R.K = cfi::Kind::NoFde;
+      } else if (!M->T.Hdr) {
+        R.K = cfi::Kind::NoFde;
+      } else {
+        // A return address: the call is the instruction before it.
+        R = cfi::findRule(M->T, Pc - 1);
+      }
+      if (Cache && M) {
+        __atomic_fetch_add(&Cache->Misses, 1, __ATOMIC_RELAXED);
+        Cache->insert(Pc, R);
+      }
+    } else {
+      __atomic_fetch_add(&Cache->Hits, 1, __ATOMIC_RELAXED);
+    }
+    uintptr_t Cfa;
+    switch (R.K) {
+    case cfi::Kind::CfaRsp:
+      Cfa = Sp + uintptr_t(intptr_t(R.CfaOffset));
+      break;
+    case cfi::Kind::CfaRbp:
+      Cfa = Rbp + uintptr_t(intptr_t(R.CfaOffset));
+      break;
+    case cfi::Kind::NoFde:
+      // Code without CFI: its frame pointer, when rbp looks like one.
+      if ((Rbp & 7) || Rbp < Sp || Rbp >= StackHi - 16 || Rbp < StackLo) {
+        Why = End::NoModule;
+        return N;
+      }
+      R.RbpOffset = -16;
+      Cfa = Rbp + 16;
+      break;
+    case cfi::Kind::EndOfStack:
+      Why = End::EndOfStack;
+      return N;
+    default:
+      Why = End::Rule;
+      return N;
+    }
+    // The CFA lies above the frame's stack pointer, inside the stack.
+    uintptr_t NewPc, NewRbp = Rbp;
+    if (Cfa <= Sp || Cfa > StackHi ||
+        !readStack(Cfa - 8, StackLo, StackHi, NewPc) ||
+        (R.RbpOffset &&
+         !readStack(Cfa + uintptr_t(intptr_t(R.RbpOffset)), StackLo, StackHi,
+                    NewRbp))) {
+      Why = End::Bounds;
+      return N;
+    }
+    Pc = NewPc;
+    Sp = Cfa;
+    Rbp = NewRbp;
+  }
+}
+
+} // namespace unwind
+} // namespace rt
+} // namespace memprof

@@ -1,0 +1,86 @@
+//===- HybridUnwind.h - Frame-pointer and .eh_frame stack walk ---*- C++ -*-===//
+//
+// The walk of the hybrid unwinder (../shared/docs/eh-frame-unwinding.md,
+// sections 4-6): each frame is stepped with its module's compact CFI rule
+// (CfiDecoder.h), taken from a lock-free direct-mapped cache keyed by the
+// return address, so frames of code built without frame pointers (Debian's
+// libstdc++ and libc) are crossed instead of ending the walk; a frame no FDE
+// covers is stepped through its frame pointer when rbp is plausible.
+//
+// Not yet wired into the allocation path (issue 19): the walk and the module
+// table are self-contained and tested against libgcc's unwinder. Freestanding:
+// no allocation, no locks; every stack read is checked against the bounds
+// given, every table read by the decoder against the module's ranges.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_RUNTIME_HYBRIDUNWIND_H
+#define MEMPROF_RUNTIME_HYBRIDUNWIND_H
+
+#include "CfiDecoder.h"
+#include <stddef.h>
+#include <stdint.h>
+
+namespace memprof {
+namespace rt {
+namespace unwind {
+
+/// One module's code range and unwind tables.
+struct Module {
+  uintptr_t TextLo = 0, TextHi = 0; ///< its executable segment
+  cfi::Tables T;                    ///< Hdr == 0: no .eh_frame_hdr
+};
+
+/// Fills \p Out (sorted by TextLo) with the executable segments of the
+/// loaded modules, through dl_iterate_phdr; returns how many there are
+/// (only the first \p Cap are written).
+size_t collectModules(Module *Out, size_t Cap);
+
+/// The module whose code holds \p Pc, or null.
+const Module *findModule(const Module *Mods, size_t N, uintptr_t Pc);
+
+/// Decoded rules, 16 bytes each, direct-mapped by return address, shared by
+/// all threads without locks: an entry is written as two relaxed stores and
+/// accepted only when its words agree with the key and the generation.
+class RuleCache {
+public:
+  static constexpr unsigned Bits = 12;
+  bool lookup(uintptr_t Key, cfi::Rule &R) const;
+  void insert(uintptr_t Key, const cfi::Rule &R);
+  /// Forgets every entry (modules were loaded or unloaded).
+  void invalidate() { __atomic_fetch_add(&Generation, 1, __ATOMIC_RELAXED); }
+  uint64_t Hits = 0, Misses = 0; ///< approximate (relaxed, racy)
+
+private:
+  struct Entry {
+    uint64_t W0; ///< Key ^ W1
+    uint64_t W1; ///< kind | rbp offset << 8 | generation << 24 | cfa << 32
+  };
+  static size_t index(uintptr_t Key) {
+    return (Key * 0x9E3779B97F4A7C15ULL) >> (64 - Bits);
+  }
+  Entry Entries[1u << Bits] = {};
+  uint32_t Generation = 1;
+};
+
+/// Why a walk ended.
+enum class End : uint8_t {
+  Depth,      ///< the depth cap
+  EndOfStack, ///< an undefined return address: the outermost frame
+  Rule,       ///< a rule outside the compact form (or a signal frame)
+  NoModule,   ///< a PC in no module, with no plausible frame pointer
+  Bounds,     ///< a CFA or saved register outside the stack bounds
+  BadPC,      ///< a return address below 4096
+};
+
+/// Walks from the state {Pc, Sp, Rbp} of a frame reached through a return
+/// address (Pc), writing up to \p Max return addresses (Pc first) to \p PCs.
+/// Stack reads stay inside [StackLo, StackHi).
+unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
+              uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp, uintptr_t StackLo,
+              uintptr_t StackHi, uint64_t *PCs, unsigned Max, End &Why);
+
+} // namespace unwind
+} // namespace rt
+} // namespace memprof
+
+#endif

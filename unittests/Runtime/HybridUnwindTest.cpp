@@ -1,0 +1,162 @@
+//===- HybridUnwindTest.cpp - The hybrid walk against libgcc's unwinder ---===//
+//
+// Oracle: _Unwind_Backtrace (libgcc_s, the full DWARF unwinder), taken at the
+// same point as the walk, must list the same return addresses, frame for
+// frame, on stacks that pass through code without frame pointers: libc's
+// qsort calling back into this test (built at -O2, without frame pointers
+// too), libstdc++'s call_once proxy under pthread_once, and a std::thread's
+// start routine down to clone3, where both end.
+//
+//===----------------------------------------------------------------------===//
+#include "HybridUnwind.h"
+#include "gtest/gtest.h"
+#include <mutex>
+#include <pthread.h>
+#include <stdlib.h>
+#include <thread>
+#include <unwind.h>
+#include <vector>
+
+using namespace memprof::rt;
+using namespace memprof::rt::unwind;
+
+namespace {
+
+struct Captured {
+  std::vector<uint64_t> Ours, Libgcc;
+  End Why = End::Depth;
+};
+
+Module Mods[1024];
+size_t NumMods;
+RuleCache Cache;
+
+void stackBounds(uintptr_t &Lo, uintptr_t &Hi) {
+  pthread_attr_t A;
+  void *Addr = nullptr;
+  size_t Size = 0;
+  ASSERT_EQ(pthread_getattr_np(pthread_self(), &A), 0);
+  ASSERT_EQ(pthread_attr_getstack(&A, &Addr, &Size), 0);
+  pthread_attr_destroy(&A);
+  Lo = reinterpret_cast<uintptr_t>(Addr);
+  Hi = Lo + Size;
+}
+
+_Unwind_Reason_Code collect(_Unwind_Context *Ctx, void *Arg) {
+  auto *V = static_cast<std::vector<uint64_t> *>(Arg);
+  V->push_back(_Unwind_GetIP(Ctx));
+  return V->size() < 256 ? _URC_NO_REASON : _URC_END_OF_STACK;
+}
+
+/// Both walks, from this function's caller on.
+__attribute__((noinline)) void capture(Captured &C) {
+  uintptr_t Lo, Hi;
+  stackBounds(Lo, Hi);
+  const uintptr_t *Fp =
+      static_cast<const uintptr_t *>(__builtin_frame_address(0));
+  uint64_t PCs[256];
+  unsigned N = walk(Mods, NumMods, &Cache, Fp[1],
+                    reinterpret_cast<uintptr_t>(Fp) + 16, Fp[0], Lo, Hi, PCs,
+                    256, C.Why);
+  C.Ours.assign(PCs, PCs + N);
+  std::vector<uint64_t> L;
+  _Unwind_Backtrace(collect, &L);
+  // libgcc's first frame is this function itself, and its last one the
+  // outermost frame's undefined return address, as 0.
+  if (!L.empty())
+    L.erase(L.begin());
+  if (!L.empty() && L.back() == 0)
+    L.pop_back();
+  C.Libgcc = L;
+  asm volatile("" ::: "memory"); // keep the call above a call
+}
+
+void expectSame(const Captured &C, const char *What) {
+  ASSERT_GE(C.Libgcc.size(), 3u) << What;
+  EXPECT_EQ(C.Ours, C.Libgcc) << What;
+  EXPECT_EQ(C.Why, End::EndOfStack) << What;
+}
+
+Captured FromQsort;
+int compare(const void *A, const void *B) {
+  if (FromQsort.Ours.empty())
+    capture(FromQsort);
+  return *static_cast<const int *>(A) - *static_cast<const int *>(B);
+}
+
+class HybridUnwind : public ::testing::Test {
+protected:
+  static void SetUpTestSuite() {
+    NumMods = collectModules(Mods, 1024);
+    ASSERT_LE(NumMods, 1024u);
+  }
+};
+
+TEST_F(HybridUnwind, ThroughLibcQsort) {
+  std::vector<int> V(64);
+  for (int I = 0; I < 64; ++I)
+    V[I] = (I * 37) % 64;
+  qsort(V.data(), V.size(), sizeof(int), compare);
+  expectSame(FromQsort, "qsort");
+  // A second walk of the same stack comes from the cache.
+  uint64_t Hits = Cache.Hits;
+  FromQsort = Captured();
+  qsort(V.data(), V.size(), sizeof(int), compare);
+  expectSame(FromQsort, "qsort, cached");
+  EXPECT_GT(Cache.Hits, Hits);
+}
+
+TEST_F(HybridUnwind, ThroughLibstdcxxCallOnce) {
+  static std::once_flag Flag;
+  Captured C;
+  std::call_once(Flag, [&] { capture(C); });
+  expectSame(C, "call_once");
+}
+
+TEST_F(HybridUnwind, ThreadStackEndsAtClone) {
+  Captured C;
+  std::thread T([&] { capture(C); });
+  T.join();
+  expectSame(C, "std::thread");
+}
+
+TEST_F(HybridUnwind, InvalidatedCacheDecodesAgain) {
+  Captured A, B;
+  for (int I = 0; I < 2; ++I) {
+    if (I == 1) {
+      Cache.invalidate();
+      uint64_t Misses = Cache.Misses;
+      capture(B);
+      EXPECT_GT(Cache.Misses, Misses);
+    } else {
+      capture(A);
+    }
+  }
+  // The same stack but for the call site in this function.
+  ASSERT_GE(A.Ours.size(), 2u);
+  EXPECT_EQ(std::vector<uint64_t>(A.Ours.begin() + 1, A.Ours.end()),
+            std::vector<uint64_t>(B.Ours.begin() + 1, B.Ours.end()));
+  EXPECT_EQ(B.Ours, B.Libgcc);
+}
+
+TEST_F(HybridUnwind, WalkStaysInsideTheBoundsGiven) {
+  // Bounds that end just above the first frame: the walk stops there
+  // instead of reading further (the first step needs the caller's CFA).
+  const uintptr_t *Fp =
+      static_cast<const uintptr_t *>(__builtin_frame_address(0));
+  uintptr_t Sp = reinterpret_cast<uintptr_t>(Fp) + 16;
+  uint64_t PCs[8];
+  End Why;
+  unsigned N = walk(Mods, NumMods, nullptr, Fp[1], Sp, Fp[0], Sp, Sp + 8, PCs,
+                    8, Why);
+  EXPECT_EQ(N, 1u);
+  EXPECT_EQ(Why, End::Bounds);
+  // A PC in no module with a garbage rbp: one frame, then no module.
+  N = walk(Mods, NumMods, nullptr, 0x1000000, Sp, 0x13, Sp, Sp + 4096, PCs,
+           8, Why);
+  EXPECT_EQ(N, 1u);
+  EXPECT_EQ(Why, End::NoModule);
+  EXPECT_EQ(findModule(Mods, NumMods, 0x1000), nullptr);
+}
+
+} // namespace
