@@ -1,6 +1,7 @@
 //===- HybridUnwind.cpp - Frame-pointer and .eh_frame stack walk ----------===//
 #include "HybridUnwind.h"
 
+#include <dlfcn.h>
 #include <link.h>
 
 namespace memprof {
@@ -59,6 +60,26 @@ template <typename T> bool readStack(uintptr_t At, uintptr_t Lo, uintptr_t Hi,
 }
 
 } // namespace
+
+bool tablesAt(uintptr_t Pc, cfi::Tables &T) {
+  dl_find_object R;
+  if (_dl_find_object(reinterpret_cast<void *>(Pc), &R) != 0)
+    return false;
+  T = cfi::Tables();
+  T.Lo = reinterpret_cast<uintptr_t>(R.dlfo_map_start);
+  T.Hi = reinterpret_cast<uintptr_t>(R.dlfo_map_end);
+  uintptr_t Hdr = reinterpret_cast<uintptr_t>(R.dlfo_eh_frame);
+  if (!Hdr || Hdr < T.Lo || T.Hi < 12 || Hdr > T.Hi - 12)
+    return true; // a module without a header: no FDE
+  // The header's size follows from its entry count.
+  uint32_t Count;
+  __builtin_memcpy(&Count, reinterpret_cast<const void *>(Hdr + 8), 4);
+  if (uint64_t(Count) > (T.Hi - Hdr - 12) / 8)
+    return true;
+  T.Hdr = Hdr;
+  T.HdrEnd = Hdr + 12 + 8 * uint64_t(Count);
+  return true;
+}
 
 size_t collectModules(Module *Out, size_t Cap) {
   Collect C{Out, Cap, 0};
@@ -134,16 +155,22 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
     PCs[N++] = Pc;
     cfi::Rule R;
     if (!Cache || !Cache->lookup(Pc, R)) {
-      const Module *M = findModule(Mods, NumMods, Pc);
-      if (!M) {
-        R.K = cfi::Kind::NoFde;
-      } else if (!M->T.Hdr) {
-        R.K = cfi::Kind::NoFde;
+      cfi::Tables T;
+      bool Known;
+      if (Mods) {
+        const Module *M = findModule(Mods, NumMods, Pc);
+        Known = M != nullptr;
+        if (M)
+          T = M->T;
       } else {
-        // A return address: the call is the instruction before it.
-        R = cfi::findRule(M->T, Pc - 1);
+        Known = tablesAt(Pc, T);
       }
-      if (Cache && M) {
+      if (!Known || !T.Hdr)
+        R.K = cfi::Kind::NoFde;
+      else // a return address: the call is the instruction before it
+        R = cfi::findRule(T, Pc - 1);
+      // PCs in no module are not cached: code may be loaded there later.
+      if (Cache && Known) {
         __atomic_fetch_add(&Cache->Misses, 1, __ATOMIC_RELAXED);
         Cache->insert(Pc, R);
       }

@@ -7,8 +7,8 @@
 // libstdc++ and libc) are crossed instead of ending the walk; a frame no FDE
 // covers is stepped through its frame pointer when rbp is plausible.
 //
-// Not yet wired into the allocation path (issue 19): the walk and the module
-// table are self-contained and tested against libgcc's unwinder. Freestanding:
+// The runtime walks this way with MEMPROF_OPTIONS=unwind=cfi (docs/runtime.md);
+// tested against libgcc's unwinder. Freestanding:
 // no allocation, no locks; every stack read is checked against the bounds
 // given, every table read by the decoder against the module's ranges.
 //
@@ -37,6 +37,12 @@ size_t collectModules(Module *Out, size_t Cap);
 
 /// The module whose code holds \p Pc, or null.
 const Module *findModule(const Module *Mods, size_t N, uintptr_t Pc);
+
+/// The unwind tables of the module that holds \p Pc, through glibc's
+/// _dl_find_object (lock-free, async-signal-safe, no allocation): the whole
+/// mapping as the readable range, the header's size from its entry count.
+/// False when no module holds it; T.Hdr == 0 for a module without a header.
+bool tablesAt(uintptr_t Pc, cfi::Tables &T);
 
 /// Decoded rules, 16 bytes each, direct-mapped by return address, shared by
 /// all threads without locks: an entry is written as two relaxed stores and
@@ -74,7 +80,8 @@ enum class End : uint8_t {
 
 /// Walks from the state {Pc, Sp, Rbp} of a frame reached through a return
 /// address (Pc), writing up to \p Max return addresses (Pc first) to \p PCs.
-/// Stack reads stay inside [StackLo, StackHi).
+/// Stack reads stay inside [StackLo, StackHi). Modules come from \p Mods
+/// (collectModules) or, when it is null, from tablesAt.
 unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
               uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp, uintptr_t StackLo,
               uintptr_t StackHi, uint64_t *PCs, unsigned Max, End &Why);

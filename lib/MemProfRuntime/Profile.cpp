@@ -187,6 +187,13 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
     else
       badValue(K, KN, V, VN, "0 or 1",
                "(1 linked into a program, 0 preloaded)");
+  } else if (stringsEqual(K, "unwind", KN)) {
+    if (VN == 2 && stringsEqual(V, "fp", 2))
+      O.UnwindCfi = false;
+    else if (VN == 3 && stringsEqual(V, "cfi", 3))
+      O.UnwindCfi = true;
+    else
+      badValue(K, KN, V, VN, "fp or cfi", "fp");
   } else if (stringsEqual(K, "verbosity", KN)) {
     if (parseUnsigned(V, VN, Num) && Num <= 2)
       O.Verbosity = uint32_t(Num);
@@ -1449,6 +1456,8 @@ MEMPROF_EXPORT int dlclose(void *Handle) {
     RuntimeScope Scope; // dlinfo and dl_iterate_phdr may allocate
     retainModule(Handle);
   }
+  // Another module may be loaded where this one was: its rules are not.
+  invalidateUnwindCache();
   if (!F)
     return -1;
   [[clang::musttail]] return F(Handle);
@@ -1475,6 +1484,9 @@ MEMPROF_EXPORT void *dlopen(const char *File, int Mode) {
              "it and freed on the other makes glibc abort");
     warn(L);
   }
+  // The new module may lie where an unloaded one was (also done at
+  // dlclose; this covers the rules cached in between).
+  invalidateUnwindCache();
   if (!F)
     return nullptr;
   [[clang::musttail]] return F(File, Mode);

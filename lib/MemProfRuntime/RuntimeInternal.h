@@ -108,7 +108,9 @@ struct Options {
   int ExactGranules;
   /// SIGINT, SIGTERM and SIGHUP with the default disposition dump, then end
   /// the process by the same signal.
-  bool DumpOnTerminate;
+  bool DumpOnTerminate;  /// Walk stacks by the modules' call-frame information (unwind=cfi)
+  /// instead of frame pointers alone (unwind=fp, the default).
+  bool UnwindCfi;
 };
 
 struct GlobalState {

@@ -1,5 +1,6 @@
 //===- StackDepot.cpp - Frame-pointer unwinding and stack interning -------===//
 #include "StackDepot.h"
+#include "HybridUnwind.h"
 #include "Support.h"
 
 #include <string.h>
@@ -160,6 +161,31 @@ uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
     __atomic_store_n(oneFrameSlot(PCs[0]), PCs[0] << OneFrameIdBits | Id,
                      __ATOMIC_RELAXED);
   return Id;
+}
+
+namespace {
+unwind::RuleCache UnwindCache;
+} // namespace
+
+void invalidateUnwindCache() { UnwindCache.invalidate(); }
+
+uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
+                           uintptr_t StackLo, uintptr_t StackHi) {
+  if (MaxDepth > MaxStackDepthLimit)
+    MaxDepth = MaxStackDepthLimit;
+  // The interceptor's own frame has a frame pointer: the caller's state.
+  const uintptr_t *F = static_cast<const uintptr_t *>(Frame);
+  uint64_t PCs[MaxStackDepthLimit];
+  unwind::End Why;
+  unsigned N = unwind::walk(nullptr, 0, &UnwindCache, F[1],
+                            reinterpret_cast<uintptr_t>(Frame) + 16, F[0],
+                            StackLo, StackHi, PCs, MaxDepth, Why);
+  uint64_t H = 0x9E3779B97F4A7C15ULL;
+  for (unsigned I = 0; I < N; ++I) {
+    PCs[I] -= 1; // "previous instruction", as the frame-pointer walk
+    H = ((H << 5 | H >> 59) ^ PCs[I]) * 0x9E3779B97F4A7C15ULL;
+  }
+  return lookupOrInsert(PCs, N, mix64(H ^ N));
 }
 
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs) {

@@ -68,6 +68,12 @@ MEMPROF_ALWAYS_INLINE uint32_t cachedOneFrameStackId(unsigned MaxDepth,
 /// frames (capped at MaxStackDepthLimit).
 uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
                         uintptr_t StackLo, uintptr_t StackHi);
+/// The same walk by the modules' call-frame information (HybridUnwind.h):
+/// frames of code without frame pointers are crossed, not the end.
+uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
+                           uintptr_t StackLo, uintptr_t StackHi);
+/// Forgets the decoded unwind rules (a module was loaded or unloaded).
+void invalidateUnwindCache();
 /// The PCs of stack \p Id; nullptr for an unknown id.
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs);
 /// Largest id handed out so far.

@@ -23,7 +23,7 @@ using namespace memprof::rt::unwind;
 namespace {
 
 struct Captured {
-  std::vector<uint64_t> Ours, Libgcc;
+  std::vector<uint64_t> Ours, ThroughFind, Libgcc;
   End Why = End::Depth;
 };
 
@@ -59,6 +59,13 @@ __attribute__((noinline)) void capture(Captured &C) {
                     reinterpret_cast<uintptr_t>(Fp) + 16, Fp[0], Lo, Hi, PCs,
                     256, C.Why);
   C.Ours.assign(PCs, PCs + N);
+  // The runtime's way: modules through _dl_find_object, no table.
+  static RuleCache FindCache;
+  End Why2;
+  unsigned N2 = walk(nullptr, 0, &FindCache, Fp[1],
+                     reinterpret_cast<uintptr_t>(Fp) + 16, Fp[0], Lo, Hi, PCs,
+                     256, Why2);
+  C.ThroughFind.assign(PCs, PCs + N2);
   std::vector<uint64_t> L;
   _Unwind_Backtrace(collect, &L);
   // libgcc's first frame is this function itself, and its last one the
@@ -74,6 +81,7 @@ __attribute__((noinline)) void capture(Captured &C) {
 void expectSame(const Captured &C, const char *What) {
   ASSERT_GE(C.Libgcc.size(), 3u) << What;
   EXPECT_EQ(C.Ours, C.Libgcc) << What;
+  EXPECT_EQ(C.ThroughFind, C.Libgcc) << What << " (_dl_find_object)";
   EXPECT_EQ(C.Why, End::EndOfStack) << What;
 }
 
