@@ -170,12 +170,8 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
       else // a return address: the call is the instruction before it
         R = cfi::findRule(T, Pc - 1);
       // PCs in no module are not cached: code may be loaded there later.
-      if (Cache && Known) {
-        __atomic_fetch_add(&Cache->Misses, 1, __ATOMIC_RELAXED);
+      if (Cache && Known)
         Cache->insert(Pc, R);
-      }
-    } else {
-      __atomic_fetch_add(&Cache->Hits, 1, __ATOMIC_RELAXED);
     }
     uintptr_t Cfa;
     switch (R.K) {

@@ -54,7 +54,6 @@ public:
   void insert(uintptr_t Key, const cfi::Rule &R);
   /// Forgets every entry (modules were loaded or unloaded).
   void invalidate() { __atomic_fetch_add(&Generation, 1, __ATOMIC_RELAXED); }
-  uint64_t Hits = 0, Misses = 0; ///< approximate (relaxed, racy)
 
 private:
   struct Entry {
