@@ -3,6 +3,8 @@
 
 #include <dlfcn.h>
 #include <link.h>
+#include <stddef.h>
+#include <sys/ucontext.h>
 
 namespace memprof {
 namespace rt {
@@ -143,6 +145,9 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
               uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp, uintptr_t StackLo,
               uintptr_t StackHi, uint64_t *PCs, unsigned Max, End &Why) {
   unsigned N = 0;
+  // A frame interrupted by a signal: its PC is the next instruction to run,
+  // not a return address (looked up as is; cached under another key).
+  bool Interrupted = false;
   for (;;) {
     if (Pc < 4096) {
       Why = End::BadPC;
@@ -154,7 +159,10 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
     }
     PCs[N++] = Pc;
     cfi::Rule R;
-    if (!Cache || !Cache->lookup(Pc, R)) {
+    const uintptr_t Key = Interrupted ? Pc | (uintptr_t(1) << 63) : Pc;
+    const uintptr_t Target = Interrupted ? Pc : Pc - 1;
+    Interrupted = false;
+    if (!Cache || !Cache->lookup(Key, R)) {
       cfi::Tables T;
       bool Known;
       if (Mods) {
@@ -168,10 +176,10 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
       if (!Known || !T.Hdr)
         R.K = cfi::Kind::NoFde;
       else // a return address: the call is the instruction before it
-        R = cfi::findRule(T, Pc - 1);
+        R = cfi::findRule(T, Target);
       // PCs in no module are not cached: code may be loaded there later.
       if (Cache && Known)
-        Cache->insert(Pc, R);
+        Cache->insert(Key, R);
     }
     uintptr_t Cfa;
     switch (R.K) {
@@ -193,6 +201,25 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
     case cfi::Kind::EndOfStack:
       Why = End::EndOfStack;
       return N;
+    case cfi::Kind::SignalFrame: {
+      // The kernel's signal frame (glibc's __restore_rt): after the
+      // handler's return the stack pointer is at the ucontext_t, which
+      // holds the interrupted frame's registers.
+      constexpr size_t Gregs = offsetof(ucontext_t, uc_mcontext.gregs);
+      uintptr_t NewRbp, NewSp, NewPc;
+      if (!readStack(Sp + Gregs + 8 * REG_RBP, StackLo, StackHi, NewRbp) ||
+          !readStack(Sp + Gregs + 8 * REG_RSP, StackLo, StackHi, NewSp) ||
+          !readStack(Sp + Gregs + 8 * REG_RIP, StackLo, StackHi, NewPc) ||
+          NewSp <= Sp) {
+        Why = End::Bounds;
+        return N;
+      }
+      Pc = NewPc;
+      Sp = NewSp;
+      Rbp = NewRbp;
+      Interrupted = true;
+      continue;
+    }
     default:
       Why = End::Rule;
       return N;

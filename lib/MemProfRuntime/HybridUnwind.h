@@ -71,7 +71,7 @@ private:
 enum class End : uint8_t {
   Depth,      ///< the depth cap
   EndOfStack, ///< an undefined return address: the outermost frame
-  Rule,       ///< a rule outside the compact form (or a signal frame)
+  Rule,       ///< a rule outside the compact form
   NoModule,   ///< a PC in no module, with no plausible frame pointer
   Bounds,     ///< a CFA or saved register outside the stack bounds
   BadPC,      ///< a return address below 4096

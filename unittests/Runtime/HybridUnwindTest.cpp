@@ -4,14 +4,16 @@
 // same point as the walk, must list the same return addresses, frame for
 // frame, on stacks that pass through code without frame pointers: libc's
 // qsort calling back into this test (built at -O2, without frame pointers
-// too), libstdc++'s call_once proxy under pthread_once, and a std::thread's
-// start routine down to clone3, where both end.
+// too), libstdc++'s call_once proxy under pthread_once, a signal handler
+// through the kernel's signal frame, and a std::thread's start routine down
+// to clone3, where both end.
 //
 //===----------------------------------------------------------------------===//
 #include "HybridUnwind.h"
 #include "gtest/gtest.h"
 #include <mutex>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <thread>
 #include <unwind.h>
@@ -128,6 +130,21 @@ TEST_F(HybridUnwind, ThreadStackEndsAtClone) {
   std::thread T([&] { capture(C); });
   T.join();
   expectSame(C, "std::thread");
+}
+
+Captured FromSignal;
+void onSignal(int) { capture(FromSignal); }
+
+TEST_F(HybridUnwind, ThroughTheKernelsSignalFrame) {
+  struct sigaction Act = {}, Old;
+  Act.sa_handler = onSignal;
+  ASSERT_EQ(sigaction(SIGUSR2, &Act, &Old), 0);
+  raise(SIGUSR2);
+  sigaction(SIGUSR2, &Old, nullptr);
+  expectSame(FromSignal, "signal handler");
+  // The handler's caller is the kernel's trampoline, then the interrupted
+  // code: more frames than the handler alone.
+  EXPECT_GE(FromSignal.Ours.size(), 5u);
 }
 
 TEST_F(HybridUnwind, InvalidatedCacheDecodesAgain) {
