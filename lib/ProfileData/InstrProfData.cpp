@@ -26,6 +26,15 @@ std::string demangledPGOName(StringRef PGOName) {
   return demangleName(N);
 }
 
+DenseMap<uint64_t, StringRef> counterNameTable(const CounterProfile &P) {
+  DenseMap<uint64_t, StringRef> Names;
+  for (const FunctionCounters &R : P.Records)
+    Names.try_emplace(instrProfNameRef(R.Name), R.Name);
+  for (const std::string &V : P.VTableNames)
+    Names.try_emplace(instrProfNameRef(V), V);
+  return Names;
+}
+
 std::string describeVariant(uint64_t Variant) {
   using namespace instrprof;
   SmallVector<StringRef, 8> Parts;

@@ -28,10 +28,7 @@ InstrProfSummary computeInstrProfSummary(ArrayRef<FunctionCounters> Records,
   uint32_t NumFunctions = 0, NumCounts = 0;
   std::map<uint64_t, uint32_t, std::greater<uint64_t>> Freq;
   for (const FunctionCounters &R : Records) {
-    if (R.isCS() != CS || R.Counts.empty())
-      continue;
-    if (R.Counts[0] == instrprof::PseudoHot ||
-        R.Counts[0] == instrprof::PseudoWarm)
+    if (R.isCS() != CS || R.Counts.empty() || R.isPseudo())
       continue;
     for (size_t I = 0; I < R.Counts.size(); ++I) {
       uint64_t C = R.Counts[I];

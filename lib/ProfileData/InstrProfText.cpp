@@ -103,17 +103,13 @@ bool isInstrProfText(StringRef Buffer) {
 
 Error writeInstrProfText(const CounterProfile &P, raw_ostream &OS,
                          bool RoundTrip) {
-  // Names of records and vtables: what the writer's symbol table knows.
-  DenseMap<uint64_t, StringRef> Known;
-  for (const FunctionCounters &R : P.Records) {
+  for (const FunctionCounters &R : P.Records)
     if (R.Name.empty() || R.Name.find_first_of("\r\n") != std::string::npos)
       return makeError(ErrorCode::Usage,
                        "function name '" + R.Name +
                            "' cannot be a line of the text form");
-    Known.try_emplace(instrProfNameRef(R.Name), R.Name);
-  }
-  for (const std::string &V : P.VTableNames)
-    Known.try_emplace(instrProfNameRef(V), V);
+  // What the writer's symbol table knows.
+  DenseMap<uint64_t, StringRef> Known = counterNameTable(P);
   auto NameOf = [&](uint64_t Ref) -> StringRef {
     auto It = Known.find(Ref);
     return It == Known.end() ? StringRef() : It->second;

@@ -151,11 +151,7 @@ void writeSummary(json::OStream &J, const InstrProfSummary &S) {
 void writeCounterKeys(json::OStream &J, const CounterProfile &C) {
   using namespace instrprof;
   // Names the profile itself holds: records and vtables.
-  DenseMap<uint64_t, StringRef> Known;
-  for (const FunctionCounters &R : C.Records)
-    Known.try_emplace(instrProfNameRef(R.Name), R.Name);
-  for (const std::string &V : C.VTableNames)
-    Known.try_emplace(instrProfNameRef(V), V);
+  DenseMap<uint64_t, StringRef> Known = counterNameTable(C);
   auto NamedValue = [&](uint64_t V, uint64_t Count) {
     J.object([&] {
       J.attribute("value", hexGUID(V));

@@ -146,11 +146,6 @@ std::string clean(StringRef S) {
   return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
 }
 
-bool isPseudo(const FunctionCounters &F) {
-  return !F.Counts.empty() && (F.Counts[0] == instrprof::PseudoHot ||
-                               F.Counts[0] == instrprof::PseudoWarm);
-}
-
 CounterFunctionReport counterFunction(const FunctionCounters &F) {
   CounterFunctionReport C;
   C.Name = clean(F.Name);
@@ -187,16 +182,12 @@ CounterReport buildCounterReport(const CounterProfile &P,
     R.CSSummary = computeInstrProfSummary(P.Records, /*CS=*/true);
 
   // Names of records and vtables name call targets and vtable values.
-  DenseMap<uint64_t, StringRef> Known;
-  for (const FunctionCounters &F : P.Records)
-    Known.try_emplace(instrProfNameRef(F.Name), F.Name);
-  for (const std::string &V : P.VTableNames)
-    Known.try_emplace(instrProfNameRef(V), V);
+  DenseMap<uint64_t, StringRef> Known = counterNameTable(P);
 
   std::vector<CounterFunctionReport> Ranked;
   for (const FunctionCounters &F : P.Records) {
     // As llvm-profdata show: only the records of the summary are ranked.
-    if ((!IR || !F.isCS()) && !isPseudo(F))
+    if ((!IR || !F.isCS()) && !F.isPseudo())
       Ranked.push_back(counterFunction(F));
     if (Filters.empty())
       continue;

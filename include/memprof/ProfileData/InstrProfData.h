@@ -13,6 +13,7 @@
 #define MEMPROF_PROFILEDATA_INSTRPROFDATA_H
 
 #include "memprof/format/InstrProfFormat.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringRef.h"
@@ -49,6 +50,12 @@ struct FunctionCounters {
   std::array<std::vector<InstrProfValueSite>, instrprof::NumValueKinds> Sites;
 
   bool isCS() const { return Hash & instrprof::CSHashBit; }
+  /// A pseudo-count record (first counter PseudoHot or PseudoWarm), which
+  /// summaries and rankings skip.
+  bool isPseudo() const {
+    return !Counts.empty() && (Counts[0] == instrprof::PseudoHot ||
+                               Counts[0] == instrprof::PseudoWarm);
+  }
   bool operator==(const FunctionCounters &O) const {
     return Name == O.Name && Hash == O.Hash && Counts == O.Counts &&
            Bitmap == O.Bitmap && Sites == O.Sites;
@@ -93,6 +100,13 @@ struct CounterProfile {
 /// MD5lo of a PGO name: the NameRef of a raw record, the hash of the
 /// indexed function table, the value of an indirect-call target.
 uint64_t instrProfNameRef(llvm::StringRef PGOName);
+
+/// What a profile's symbol table knows, as LLVM's writer builds it: the
+/// NameRef of each record name and vtable name, to that name (records
+/// first; the first of two names with one NameRef). The names point into
+/// \p P.
+llvm::DenseMap<uint64_t, llvm::StringRef>
+counterNameTable(const CounterProfile &P);
 
 /// "file.c;_ZL3foov" -> "foo()": a PGO name without the file prefix of a
 /// local function, demangled where it is a C++ name.
