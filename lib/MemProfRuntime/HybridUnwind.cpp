@@ -2,7 +2,6 @@
 #include "HybridUnwind.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <stddef.h>
 #include <sys/ucontext.h>
 
@@ -11,47 +10,6 @@ namespace rt {
 namespace unwind {
 
 namespace {
-
-struct Collect {
-  Module *Out;
-  size_t Cap, N;
-};
-
-int addModule(dl_phdr_info *Info, size_t, void *Data) {
-  Collect &C = *static_cast<Collect *>(Data);
-  const ElfW(Phdr) *Eh = nullptr;
-  for (unsigned I = 0; I < Info->dlpi_phnum; ++I)
-    if (Info->dlpi_phdr[I].p_type == PT_GNU_EH_FRAME)
-      Eh = &Info->dlpi_phdr[I];
-  cfi::Tables T;
-  if (Eh) {
-    // The readable segment that holds the header holds .eh_frame too.
-    for (unsigned I = 0; I < Info->dlpi_phnum; ++I) {
-      const ElfW(Phdr) &P = Info->dlpi_phdr[I];
-      if (P.p_type == PT_LOAD && (P.p_flags & PF_R) &&
-          Eh->p_vaddr >= P.p_vaddr && Eh->p_vaddr < P.p_vaddr + P.p_memsz) {
-        T.Hdr = Info->dlpi_addr + Eh->p_vaddr;
-        T.HdrEnd = T.Hdr + Eh->p_memsz;
-        T.Lo = Info->dlpi_addr + P.p_vaddr;
-        T.Hi = T.Lo + P.p_memsz;
-        break;
-      }
-    }
-  }
-  for (unsigned I = 0; I < Info->dlpi_phnum; ++I) {
-    const ElfW(Phdr) &P = Info->dlpi_phdr[I];
-    if (P.p_type != PT_LOAD || !(P.p_flags & PF_X))
-      continue;
-    if (C.N < C.Cap) {
-      Module &M = C.Out[C.N];
-      M.TextLo = Info->dlpi_addr + P.p_vaddr;
-      M.TextHi = M.TextLo + P.p_memsz;
-      M.T = T;
-    }
-    ++C.N;
-  }
-  return 0;
-}
 
 template <typename T> bool readStack(uintptr_t At, uintptr_t Lo, uintptr_t Hi,
                                       T &Out) {
@@ -83,36 +41,6 @@ bool tablesAt(uintptr_t Pc, cfi::Tables &T) {
   return true;
 }
 
-size_t collectModules(Module *Out, size_t Cap) {
-  Collect C{Out, Cap, 0};
-  dl_iterate_phdr(addModule, &C);
-  size_t N = C.N < Cap ? C.N : Cap;
-  // Insertion sort: a few hundred modules at most, and no allocation.
-  for (size_t I = 1; I < N; ++I) {
-    Module M = Out[I];
-    size_t J = I;
-    for (; J > 0 && Out[J - 1].TextLo > M.TextLo; --J)
-      Out[J] = Out[J - 1];
-    Out[J] = M;
-  }
-  return C.N;
-}
-
-const Module *findModule(const Module *Mods, size_t N, uintptr_t Pc) {
-  size_t Lo = 0, Hi = N;
-  while (Lo < Hi) {
-    size_t Mid = Lo + (Hi - Lo) / 2;
-    if (Mods[Mid].TextLo <= Pc)
-      Lo = Mid + 1;
-    else
-      Hi = Mid;
-  }
-  if (Lo == 0)
-    return nullptr;
-  const Module &M = Mods[Lo - 1];
-  return Pc < M.TextHi ? &M : nullptr;
-}
-
 bool RuleCache::lookup(uintptr_t Key, cfi::Rule &R) const {
   const Entry &E = Entries[index(Key)];
   uint64_t W1 = __atomic_load_n(&E.W1, __ATOMIC_RELAXED);
@@ -141,9 +69,9 @@ void RuleCache::insert(uintptr_t Key, const cfi::Rule &R) {
   __atomic_store_n(&E.W0, Key ^ W1, __ATOMIC_RELAXED);
 }
 
-unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
-              uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp, uintptr_t StackLo,
-              uintptr_t StackHi, uint64_t *PCs, unsigned Max, End &Why) {
+unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
+              uintptr_t StackLo, uintptr_t StackHi, uint64_t *PCs,
+              unsigned Max, End &Why) {
   unsigned N = 0;
   // A frame interrupted by a signal: its PC is the next instruction to run,
   // not a return address (looked up as is; cached under another key).
@@ -164,15 +92,7 @@ unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
     Interrupted = false;
     if (!Cache || !Cache->lookup(Key, R)) {
       cfi::Tables T;
-      bool Known;
-      if (Mods) {
-        const Module *M = findModule(Mods, NumMods, Pc);
-        Known = M != nullptr;
-        if (M)
-          T = M->T;
-      } else {
-        Known = tablesAt(Pc, T);
-      }
+      const bool Known = tablesAt(Pc, T);
       if (!Known || !T.Hdr)
         R.K = cfi::Kind::NoFde;
       else // a return address: the call is the instruction before it

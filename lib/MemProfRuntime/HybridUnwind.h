@@ -7,7 +7,7 @@
 // libstdc++ and libc) are crossed instead of ending the walk; a frame no FDE
 // covers is stepped through its frame pointer when rbp is plausible.
 //
-// The runtime walks this way with MEMPROF_OPTIONS=unwind=cfi (docs/runtime.md);
+// The runtime walks this way with MEMPROF_RT_OPTIONS=unwind=cfi (docs/runtime.md);
 // tested against libgcc's unwinder. Freestanding:
 // no allocation, no locks; every stack read is checked against the bounds
 // given, every table read by the decoder against the module's ranges.
@@ -23,20 +23,6 @@
 namespace memprof {
 namespace rt {
 namespace unwind {
-
-/// One module's code range and unwind tables.
-struct Module {
-  uintptr_t TextLo = 0, TextHi = 0; ///< its executable segment
-  cfi::Tables T;                    ///< Hdr == 0: no .eh_frame_hdr
-};
-
-/// Fills \p Out (sorted by TextLo) with the executable segments of the
-/// loaded modules, through dl_iterate_phdr; returns how many there are
-/// (only the first \p Cap are written).
-size_t collectModules(Module *Out, size_t Cap);
-
-/// The module whose code holds \p Pc, or null.
-const Module *findModule(const Module *Mods, size_t N, uintptr_t Pc);
 
 /// The unwind tables of the module that holds \p Pc, through glibc's
 /// _dl_find_object (lock-free, async-signal-safe, no allocation): the whole
@@ -79,11 +65,10 @@ enum class End : uint8_t {
 
 /// Walks from the state {Pc, Sp, Rbp} of a frame reached through a return
 /// address (Pc), writing up to \p Max return addresses (Pc first) to \p PCs.
-/// Stack reads stay inside [StackLo, StackHi). Modules come from \p Mods
-/// (collectModules) or, when it is null, from tablesAt.
-unsigned walk(const Module *Mods, size_t NumMods, RuleCache *Cache,
-              uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp, uintptr_t StackLo,
-              uintptr_t StackHi, uint64_t *PCs, unsigned Max, End &Why);
+/// Stack reads stay inside [StackLo, StackHi); modules come from tablesAt.
+unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
+              uintptr_t StackLo, uintptr_t StackHi, uint64_t *PCs,
+              unsigned Max, End &Why);
 
 } // namespace unwind
 } // namespace rt

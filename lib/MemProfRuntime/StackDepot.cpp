@@ -177,7 +177,7 @@ uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
   const uintptr_t *F = static_cast<const uintptr_t *>(Frame);
   uint64_t PCs[MaxStackDepthLimit];
   unwind::End Why;
-  unsigned N = unwind::walk(nullptr, 0, &UnwindCache, F[1],
+  unsigned N = unwind::walk(&UnwindCache, F[1],
                             reinterpret_cast<uintptr_t>(Frame) + 16, F[0],
                             StackLo, StackHi, PCs, MaxDepth, Why);
   uint64_t H = 0x9E3779B97F4A7C15ULL;
