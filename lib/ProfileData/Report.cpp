@@ -1188,11 +1188,12 @@ void printReportYAML(const Report &R, raw_ostream &OS) {
 Expected<std::unique_ptr<ReportLoader>>
 ReportLoader::create(const std::vector<std::string> &ProfiledBinaries,
                      const std::vector<std::string> &DebugDirs,
-                     bool IgnoreNames) {
+                     bool IgnoreNames, std::vector<std::string> SystemDirs) {
   std::unique_ptr<ReportLoader> L(new ReportLoader());
   auto Loc = ElfBinaryLocator::create(ProfiledBinaries, DebugDirs);
   if (!Loc)
     return Loc.takeError();
+  (*Loc)->searchSystemDirs(std::move(SystemDirs));
   L->Locator = std::move(*Loc);
   L->Binaries = ProfiledBinaries;
   L->IgnoreNames = IgnoreNames;

@@ -891,10 +891,75 @@ bool isRegularFile(const Twine &Path) {
 
 } // namespace
 
+/// The build id of the x86-64 ELF executable or shared object at \p Path,
+/// read from the notes its program headers point to: a few small reads, no
+/// mapping, for scanning a system directory of a thousand libraries. Empty
+/// when there is none (or the file is anything else). A detached debug file
+/// is not read this way: its program headers describe the stripped file.
+std::string programHeaderBuildId(const std::string &Path) {
+  Expected<sys::fs::file_t> FOr = sys::fs::openNativeFileForRead(Path);
+  if (!FOr) {
+    consumeError(FOr.takeError());
+    return "";
+  }
+  sys::fs::file_t F = *FOr;
+  auto Read = [&](uint64_t Off, size_t N, uint8_t *Out) {
+    Expected<size_t> R = sys::fs::readNativeFileSlice(
+        F, MutableArrayRef<char>(reinterpret_cast<char *>(Out), N), Off);
+    if (!R) {
+      consumeError(R.takeError());
+      return false;
+    }
+    return *R == N;
+  };
+  using namespace support::endian;
+  std::string Id;
+  uint8_t H[64];
+  if (Read(0, sizeof(H), H) && !memcmp(H, ELF::ElfMagic, 4) &&
+      H[ELF::EI_CLASS] == ELF::ELFCLASS64 &&
+      H[ELF::EI_DATA] == ELF::ELFDATA2LSB &&
+      (read16le(H + 16) == ELF::ET_EXEC || read16le(H + 16) == ELF::ET_DYN) &&
+      read16le(H + 18) == ELF::EM_X86_64 && read16le(H + 54) == 56) {
+    const uint64_t PhOff = read64le(H + 32);
+    const unsigned PhNum = read16le(H + 56);
+    std::vector<uint8_t> Ph(56 * size_t(PhNum));
+    if (PhNum && PhNum <= 128 && Read(PhOff, Ph.size(), Ph.data())) {
+      for (unsigned I = 0; I < PhNum && Id.empty(); ++I) {
+        const uint8_t *P = Ph.data() + 56 * I;
+        const uint64_t Off = read64le(P + 8), Size = read64le(P + 32);
+        if (read32le(P) != ELF::PT_NOTE || Size < 12 || Size > 65536)
+          continue;
+        const uint64_t Align = read64le(P + 48) == 8 ? 8 : 4;
+        std::vector<uint8_t> N(Size);
+        if (!Read(Off, Size, N.data()))
+          continue;
+        for (uint64_t At = 0; At + 12 <= Size;) {
+          const uint64_t NameSz = read32le(&N[At]), DescSz = read32le(&N[At + 4]);
+          const uint32_t Type = read32le(&N[At + 8]);
+          const uint64_t Name = At + 12;
+          const uint64_t Desc = alignTo(Name + NameSz, Align);
+          if (NameSz > Size || DescSz > Size || Desc + DescSz > Size)
+            break;
+          if (Type == ELF::NT_GNU_BUILD_ID && NameSz == 4 &&
+              !memcmp(&N[Name], "GNU", 4) && DescSz) {
+            Id.assign(reinterpret_cast<const char *>(&N[Desc]), DescSz);
+            break;
+          }
+          At = alignTo(Desc + DescSz, Align);
+        }
+      }
+    }
+  }
+  sys::fs::closeFile(F);
+  return Id;
+}
+
 struct ElfBinaryLocator::Impl {
   // Declared first so that it outlives the modules whose handlers point here.
   std::vector<std::string> Notes;
   std::vector<std::string> SearchDirs;
+  std::vector<std::string> SystemDirs; // searched last, their own files only
+  std::vector<bool> SystemScanned;
   std::vector<std::unique_ptr<ElfModule>> Owned;
   std::map<std::string, ElfModule *> Profiled;     // by raw build id
   std::map<std::string, ModuleSymbolizer *> Found; // resolved, even to null
@@ -911,8 +976,11 @@ struct ElfBinaryLocator::Impl {
   /// cannot be read or holds another build id.
   std::unique_ptr<ElfModule> tryCandidate(const std::string &Path,
                                           StringRef BuildId);
-  void scan(StringRef Dir);
-  void scanDir(StringRef Dir, unsigned Depth, unsigned &FilesSeen);
+  /// Indexes the ELF files under \p Dir by build id; a system directory
+  /// (\p MaxDepth 0) through their program headers alone.
+  void scan(StringRef Dir, unsigned MaxDepth = MaxScanDepth);
+  void scanDir(StringRef Dir, unsigned Depth, unsigned MaxDepth,
+               unsigned &FilesSeen);
 };
 
 std::unique_ptr<ElfModule>
@@ -940,7 +1008,7 @@ ElfBinaryLocator::Impl::tryCandidate(const std::string &Path,
 }
 
 void ElfBinaryLocator::Impl::scanDir(StringRef Dir, unsigned Depth,
-                                     unsigned &FilesSeen) {
+                                     unsigned MaxDepth, unsigned &FilesSeen) {
   std::error_code EC;
   std::vector<std::pair<std::string, sys::fs::file_type>> Entries;
   for (sys::fs::directory_iterator It(Dir, EC, /*follow_symlinks=*/false), E;
@@ -960,8 +1028,8 @@ void ElfBinaryLocator::Impl::scanDir(StringRef Dir, unsigned Depth,
         Type = St.type();
     }
     if (Type == sys::fs::file_type::directory_file) {
-      if (Depth < MaxScanDepth)
-        scanDir(Path, Depth + 1, FilesSeen);
+      if (Depth < MaxDepth)
+        scanDir(Path, Depth + 1, MaxDepth, FilesSeen);
       continue;
     }
     // Symlinks count only when they lead to a regular file; linked
@@ -970,6 +1038,12 @@ void ElfBinaryLocator::Impl::scanDir(StringRef Dir, unsigned Depth,
         !(Type == sys::fs::file_type::symlink_file && isRegularFile(Path)))
       continue;
     ++FilesSeen;
+    if (MaxDepth == 0) {
+      std::string Id = programHeaderBuildId(Path);
+      if (!Id.empty())
+        ScanIndex[Id].push_back(Path);
+      continue;
+    }
     file_magic Magic;
     if (identify_magic(Path, Magic) || (Magic != file_magic::elf_executable &&
                                         Magic != file_magic::elf_shared_object))
@@ -990,9 +1064,9 @@ void ElfBinaryLocator::Impl::scanDir(StringRef Dir, unsigned Depth,
   }
 }
 
-void ElfBinaryLocator::Impl::scan(StringRef Dir) {
+void ElfBinaryLocator::Impl::scan(StringRef Dir, unsigned MaxDepth) {
   unsigned FilesSeen = 0;
-  scanDir(Dir, 0, FilesSeen);
+  scanDir(Dir, 0, MaxDepth, FilesSeen);
   if (FilesSeen >= MaxScanFiles)
     Notes.push_back(
         ("stopped scanning " + Dir + " after " + Twine(MaxScanFiles) + " files")
@@ -1060,6 +1134,30 @@ ElfBinaryLocator::create(std::vector<std::unique_ptr<MemoryBuffer>> Binaries,
   return std::move(L);
 }
 
+std::vector<std::string> ElfBinaryLocator::systemDirs() {
+  // Debian's detached debug files by build id, then the dynamic linker's
+  // default directories (merged /usr makes some of them one).
+  static const char *const Candidates[] = {
+      "/usr/lib/debug",  "/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu",
+      "/lib64",          "/usr/lib64",            "/lib",
+      "/usr/lib"};
+  std::vector<std::string> Dirs;
+  StringSet<> Seen;
+  for (const char *Dir : Candidates) {
+    SmallString<256> Real;
+    if (sys::fs::real_path(Dir, Real) || !sys::fs::is_directory(Real))
+      continue;
+    if (Seen.insert(Real).second)
+      Dirs.push_back(std::string(Real));
+  }
+  return Dirs;
+}
+
+void ElfBinaryLocator::searchSystemDirs(std::vector<std::string> Dirs) {
+  P->SystemDirs = std::move(Dirs);
+  P->SystemScanned.assign(P->SystemDirs.size(), false);
+}
+
 std::vector<std::string> ElfBinaryLocator::profiledBuildIds() const {
   return P->ProfiledOrder;
 }
@@ -1124,12 +1222,32 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
       P->Scanned[I] = true;
     }
   }
-  auto IdxIt = P->ScanIndex.find(Key);
-  if (IdxIt != P->ScanIndex.end())
-    for (const std::string &Path : IdxIt->second)
-      if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
-        return Finish(M);
-  return Finish(nullptr);
+  auto Indexed = [&]() -> ModuleSymbolizer * {
+    auto IdxIt = P->ScanIndex.find(Key);
+    if (IdxIt != P->ScanIndex.end())
+      for (const std::string &Path : IdxIt->second)
+        if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+          return M;
+    return nullptr;
+  };
+  if (ModuleSymbolizer *M = Indexed())
+    return Finish(M);
+
+  // The system's directories: a debug file by build id, else the library
+  // itself among the directory's own files (scanned once, on the first
+  // module nothing else provides).
+  for (const std::string &Dir : P->SystemDirs)
+    for (const std::string &Path : layoutPaths(Dir, Hex))
+      if (isRegularFile(Path))
+        if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+          return Finish(M);
+  for (size_t I = 0; I < P->SystemDirs.size(); ++I) {
+    if (!P->SystemScanned[I]) {
+      P->scan(P->SystemDirs[I], /*MaxDepth=*/0);
+      P->SystemScanned[I] = true;
+    }
+  }
+  return Finish(Indexed());
 }
 
 const std::vector<std::string> &ElfBinaryLocator::notes() const {

@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
   std::string Output, FailureMode = "any";
   unsigned Threads = 0, MemProfVersion = 3;
   bool FullSchema = false, Quiet = false, NoNames = false,
-       KeepVTableSymbols = false;
+       KeepVTableSymbols = false, NoSystemDirs = false;
   App.add_option("inputs", Inputs,
                  "Raw MemProf (.memprofraw), raw PGO counter (.profraw) or "
                  "indexed (.profdata) profiles");
@@ -240,6 +240,12 @@ int main(int argc, char **argv) {
                  "(.build-id/ab/cdef....debug or any ELF file inside); repeatable")
       ->allow_extra_args(false)
       ->type_name("DIR");
+  App.add_flag("--no-system-dirs", NoSystemDirs,
+               "Do not search the system's library directories "
+               "(/usr/lib/debug, /lib/x86_64-linux-gnu, ...) for the modules "
+               "of raw inputs that no --profiled-binary or --debug-dir "
+               "provides (they are searched by default: libc and libstdc++ "
+               "frames are named when the profile was made on this machine)");
   App.add_option("-f,--input-files", ListFiles,
                  "A file listing inputs, one per line: FILE or W,FILE ('#' "
                  "comments)")
@@ -332,6 +338,8 @@ int main(int argc, char **argv) {
     if (!L)
       tool::fatal("", L.takeError());
     Locator = std::move(*L);
+    if (!NoSystemDirs)
+      Locator->searchSystemDirs(ElfBinaryLocator::systemDirs());
   }
 
   // Inputs are read and parsed in parallel in bounded batches, then merged

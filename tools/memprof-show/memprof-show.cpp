@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
   std::vector<std::string> Inputs, Binaries, DebugDirs, Functions;
   std::string Sort = "bytes", Format = "text", Output;
   size_t Top = 10, TopFunctions = 10;
-  bool Reverse = false, NoNames = false;
+  bool Reverse = false, NoNames = false, NoSystemDirs = false;
   App.add_option("inputs", Inputs,
                  "Raw or indexed profiles, MemProf or PGO counters or both, "
                  "or LLVM's counters text")
@@ -68,6 +68,11 @@ int main(int argc, char **argv) {
                  "Write the report to this file (replaced whole, or left as "
                  "it was on error) instead of standard output")
       ->type_name("FILE");
+  App.add_flag("--no-system-dirs", NoSystemDirs,
+               "Do not search the system's library directories "
+               "(/usr/lib/debug, /lib/x86_64-linux-gnu, ...) for the modules "
+               "of raw inputs that no --profiled-binary or --debug-dir "
+               "provides");
   App.add_flag("--no-names", NoNames,
                "Ignore the names extension of indexed inputs");
   if (!tool::parseCommandLine(App, argc, argv))
@@ -75,7 +80,9 @@ int main(int argc, char **argv) {
 
   tool::refuseOutputOverInputs(Inputs, Output);
 
-  auto L = ReportLoader::create(Binaries, DebugDirs, NoNames);
+  auto L = ReportLoader::create(
+      Binaries, DebugDirs, NoNames,
+      NoSystemDirs ? std::vector<std::string>() : ElfBinaryLocator::systemDirs());
   if (!L)
     tool::fatal("", L.takeError());
   for (const std::string &Path : Inputs) {

@@ -543,6 +543,87 @@ TEST(Symbolizer, SearchDirectoryScan) {
   EXPECT_EQ(*Missing, nullptr);
 }
 
+TEST(Symbolizer, SystemDirectoriesSearchedLastAndFlat) {
+  // A system directory's own files are indexed through their program
+  // headers' build-id note; its subdirectories are not searched.
+  SmallString<256> Dir;
+  ASSERT_FALSE(sys::fs::createUniqueDirectory("memprof-sysdir", Dir));
+  SmallString<256> Copy(Dir), SubDir(Dir), Hidden;
+  sys::path::append(Copy, "libsym.so.1");
+  sys::path::append(SubDir, "sub");
+  ASSERT_FALSE(sys::fs::copy_file(input("sym-pie"), Copy));
+  ASSERT_FALSE(sys::fs::create_directory(SubDir));
+  Hidden = SubDir;
+  sys::path::append(Hidden, "libnopie.so");
+  ASSERT_FALSE(sys::fs::copy_file(input("sym-nopie"), Hidden));
+  const std::string PieId = readFacts(input("sym-pie")).BuildId;
+  const std::string NopieId = readFacts(input("sym-nopie")).BuildId;
+  ASSERT_NE(PieId, NopieId);
+
+  auto L = makeLocator({}, {});
+  ASSERT_TRUE(L);
+  L->searchSystemDirs({std::string(Dir)});
+  ModuleSymbolizer *M = findModule(*L, PieId);
+  ASSERT_NE(M, nullptr);
+  EXPECT_EQ(M->path(), std::string(Copy));
+  EXPECT_EQ(findModule(*L, NopieId), nullptr);
+  // Searched after the search directories: scan-dir's debug file wins
+  // over a system directory holding its stripped twin.
+  std::string ScanId = rawId(MEMPROF_SYM_SCAN_ID);
+  SmallString<256> Twin(Dir);
+  sys::path::append(Twin, "sym-scan");
+  ASSERT_FALSE(sys::fs::copy_file(input("sym-scan"), Twin));
+  auto L2 = makeLocator({}, {input("scan-dir")});
+  ASSERT_TRUE(L2);
+  L2->searchSystemDirs({std::string(Dir)});
+  M = findModule(*L2, ScanId);
+  ASSERT_NE(M, nullptr);
+  EXPECT_EQ(M->path(), input("scan-dir/nested/a/b/sym-scan.dbg"));
+  // Without the search directory, the system directory's copy is found.
+  auto L3 = makeLocator({}, {});
+  ASSERT_TRUE(L3);
+  L3->searchSystemDirs({std::string(Dir)});
+  M = findModule(*L3, ScanId);
+  ASSERT_NE(M, nullptr);
+  EXPECT_EQ(M->path(), std::string(Twin));
+  sys::fs::remove_directories(Dir);
+}
+
+TEST(Symbolizer, SystemDirectoriesHoldThisProcessesLibc) {
+  // The default directories exist, once each by real path, and hold the
+  // libc this test runs with (or its detached debug file).
+  std::vector<std::string> Dirs = ElfBinaryLocator::systemDirs();
+  ASSERT_FALSE(Dirs.empty());
+  for (size_t I = 0; I < Dirs.size(); ++I) {
+    SmallString<256> Real;
+    ASSERT_FALSE(sys::fs::real_path(Dirs[I], Real));
+    EXPECT_EQ(Dirs[I], std::string(Real));
+    for (size_t J = 0; J < I; ++J)
+      EXPECT_NE(Dirs[I], Dirs[J]);
+  }
+  std::string Libc;
+  for (const char *Cand : {"/lib/x86_64-linux-gnu/libc.so.6",
+                           "/usr/lib/x86_64-linux-gnu/libc.so.6"})
+    if (sys::fs::exists(Cand)) {
+      Libc = Cand;
+      break;
+    }
+  if (Libc.empty())
+    GTEST_SKIP() << "no libc.so.6 in Debian's place";
+  const std::string Id = readFacts(Libc).BuildId;
+  ASSERT_FALSE(Id.empty());
+  auto L = makeLocator({}, {});
+  ASSERT_TRUE(L);
+  L->searchSystemDirs(Dirs);
+  ModuleSymbolizer *M = findModule(*L, Id);
+  ASSERT_NE(M, nullptr);
+  SmallString<256> Found, Want;
+  ASSERT_FALSE(sys::fs::real_path(M->path(), Found));
+  ASSERT_FALSE(sys::fs::real_path(Libc, Want));
+  EXPECT_TRUE(Found == Want || StringRef(Found).starts_with("/usr/lib/debug/"))
+      << Found.str().str();
+}
+
 TEST(Symbolizer, ToBinaryAddressSingleSegment) {
   for (const char *Name : {"sym-pie", "sym-nopie"}) {
     SCOPED_TRACE(Name);

@@ -188,10 +188,12 @@ class ReportLoader {
 public:
   /// \p ProfiledBinaries and \p DebugDirs symbolize raw inputs; the
   /// binaries also name llvm-profdata's indexed files. With \p IgnoreNames
-  /// the names extension of indexed inputs is not read.
+  /// the names extension of indexed inputs is not read. \p SystemDirs are
+  /// searched last (ElfBinaryLocator::searchSystemDirs).
   static llvm::Expected<std::unique_ptr<ReportLoader>>
   create(const std::vector<std::string> &ProfiledBinaries,
-         const std::vector<std::string> &DebugDirs, bool IgnoreNames);
+         const std::vector<std::string> &DebugDirs, bool IgnoreNames,
+         std::vector<std::string> SystemDirs = {});
   ~ReportLoader();
 
   /// Adds one file from its bytes: raw or indexed (MemProf, PGO counters

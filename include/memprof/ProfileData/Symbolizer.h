@@ -102,6 +102,18 @@ public:
   ~ElfBinaryLocator() override;
   llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) override;
 
+  /// The system's directories of shared libraries and debug files, as they
+  /// exist here: /usr/lib/debug, then the dynamic linker's defaults
+  /// (/lib/x86_64-linux-gnu, /usr/lib/x86_64-linux-gnu, /lib64, ...), each
+  /// once by its real path.
+  static std::vector<std::string> systemDirs();
+  /// Searches \p Dirs (systemDirs(), for the tools) after the profiled
+  /// binaries and the search directories, for the modules they do not
+  /// provide: by build-id layout, then among each directory's own files
+  /// (not its subdirectories). A file is used only when its build id is
+  /// the module's, so a profile from another machine is not misnamed.
+  void searchSystemDirs(std::vector<std::string> Dirs);
+
   /// Problems that did not stop the lookup, one line each naming its file:
   /// candidate files skipped as unreadable or holding another build id, and
   /// recoverable DWARF errors (bounded per file). For a caller to print.
