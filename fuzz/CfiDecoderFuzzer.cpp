@@ -4,7 +4,8 @@
 // .eh_frame_hdr at its start and the whole image as the readable segment
 // (fuzz/make-cfi-corpus.py writes seeds in this layout). The decoder must
 // read nothing outside the image and answer a known kind, at the target and
-// at the start of every table entry.
+// at the start of every table entry; the module's class (keepsFramePointers)
+// reads every FDE and lists sorted, disjoint exceptions.
 //
 //===----------------------------------------------------------------------===//
 #include "CfiDecoder.h"
@@ -52,6 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       Check(T.Hdr + uintptr_t(intptr_t(Init)));
       Check(T.Hdr + uintptr_t(intptr_t(Init)) - 1);
     }
+  }
+  // The module's class: sorted, disjoint exceptions, no more than room.
+  CodeRange E[8];
+  unsigned N = 0;
+  if (keepsFramePointers(T, E, 8, N)) {
+    if (N > 8)
+      abort();
+    for (unsigned K = 0; K < N; ++K)
+      if (E[K].Begin >= E[K].End || (K && E[K - 1].End > E[K].Begin))
+        abort();
   }
   return 0;
 }

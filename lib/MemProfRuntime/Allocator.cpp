@@ -49,7 +49,7 @@ namespace rt {
 
 GlobalState G = {0,     0,     0,     false, 0,
                  0,     {64, true, 0, false, 0, false,
-                                HistogramMaxBytesDefault, -1, true, false},
+                                HistogramMaxBytesDefault, -1, true, UnwindMode::Fp},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
@@ -755,8 +755,8 @@ void computeStackBounds(ThreadState &T) {
 MEMPROF_ALWAYS_INLINE uint32_t contextOf(const void *Frame) {
   // A one-frame stack the depot knows: neither the stack's bounds nor the
   // walk are needed.
-  const bool Cfi = G.Opts.UnwindCfi;
-  if (!Cfi)
+  const UnwindMode Mode = G.Opts.Unwind;
+  if (Mode == UnwindMode::Fp)
     if (uint32_t Id = cachedOneFrameStackId(G.Opts.MaxStackDepth, Frame))
       return Id;
   ThreadState &T = TLS;
@@ -770,8 +770,9 @@ MEMPROF_ALWAYS_INLINE uint32_t contextOf(const void *Frame) {
     Lo = Hi = 0;
   else
     Lo = Sp;
-  if (Cfi)
-    return captureStackIdCfi(G.Opts.MaxStackDepth, Frame, Lo, Hi);
+  if (Mode != UnwindMode::Fp)
+    return captureStackIdCfi(G.Opts.MaxStackDepth, Frame, Lo, Hi,
+                             Mode == UnwindMode::Hybrid);
   return captureStackId(G.Opts.MaxStackDepth, Frame, Lo, Hi);
 }
 

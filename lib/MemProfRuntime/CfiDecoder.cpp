@@ -241,8 +241,11 @@ void restoreRule(Row &R, const Row &Initial, uint64_t Reg) {
 /// Runs the program [P, End) from \p Loc up to (not past) \p Target. With
 /// \p Initial null, this is the CIE's program, which has no locations.
 /// Returns false with \p Why on what the compact rule cannot follow.
+/// With \p SawFp, also notes whether some row keeps a frame pointer: CFA =
+/// rbp + 16 with the caller's rbp at CFA-16 (push %rbp; mov %rsp,%rbp).
 bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
-         uintptr_t Target, const Row *Initial, Row &R, StopReason &Why) {
+         uintptr_t Target, const Row *Initial, Row &R, StopReason &Why,
+         bool *SawFp = nullptr) {
   Cursor Cur{P, End};
   Row Stack[MaxStates];
   unsigned Depth = 0;
@@ -384,6 +387,9 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
       Why = StopReason::BadEntry;
       return false;
     }
+    if (SawFp && R.CfaReg == RegRbp && R.CfaOffset == 16 && !R.CfaExpression &&
+        R.Rbp == Row::Offset && R.RbpOffset == -16)
+      *SawFp = true;
     if (IsAdvance) {
       if (!Initial) { // the CIE's program has no locations
         Why = StopReason::Opcode;
@@ -400,46 +406,43 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
 
 } // namespace
 
-Rule findRule(const Tables &T, uintptr_t Target) {
+namespace {
+
+/// The header's table, checked: its entry count, or 0 with \p Bad.
+uint32_t headerEntries(const Tables &T, Rule &Bad) {
   // The header: version 1, eh_frame_ptr pcrel|sdata4, fde_count udata4,
   // table datarel|sdata4 (relative to the header's start).
-  if (T.Hdr >= T.HdrEnd || T.HdrEnd - T.Hdr < 12 || T.Lo >= T.Hi)
-    return stop(StopReason::BadHeader);
+  if (T.Hdr >= T.HdrEnd || T.HdrEnd - T.Hdr < 12 || T.Lo >= T.Hi) {
+    Bad = stop(StopReason::BadHeader);
+    return 0;
+  }
   const uint8_t *H = reinterpret_cast<const uint8_t *>(T.Hdr);
-  if (H[0] != 1 || H[1] != 0x1b || H[2] != 0x03 || H[3] != 0x3b)
-    return stop(StopReason::BadHeader);
+  if (H[0] != 1 || H[1] != 0x1b || H[2] != 0x03 || H[3] != 0x3b) {
+    Bad = stop(StopReason::BadHeader);
+    return 0;
+  }
   uint32_t Count;
   __builtin_memcpy(&Count, H + 8, 4);
   if (Count == 0 || Count > (T.HdrEnd - T.Hdr - 12) / 8) {
-    Rule R;
-    R.K = Count == 0 ? Kind::NoFde : Kind::Stop;
-    R.Why = Count == 0 ? StopReason::None : StopReason::BadTable;
-    return R;
+    Bad = Rule();
+    Bad.K = Count == 0 ? Kind::NoFde : Kind::Stop;
+    Bad.Why = Count == 0 ? StopReason::None : StopReason::BadTable;
+    return 0;
   }
-  auto EntryAt = [&](uint32_t I, int32_t &Init, int32_t &Fde) {
-    __builtin_memcpy(&Init, H + 12 + 8 * uint64_t(I), 4);
-    __builtin_memcpy(&Fde, H + 12 + 8 * uint64_t(I) + 4, 4);
-  };
-  // The last entry whose start is at or below the target.
-  uint32_t Lo = 0, Hi = Count;
-  while (Lo < Hi) {
-    uint32_t Mid = Lo + (Hi - Lo) / 2;
-    int32_t Init, Fde;
-    EntryAt(Mid, Init, Fde);
-    if (T.Hdr + uintptr_t(intptr_t(Init)) <= Target)
-      Lo = Mid + 1;
-    else
-      Hi = Mid;
-  }
-  if (Lo == 0) {
-    Rule R;
-    R.K = Kind::NoFde;
-    return R;
-  }
-  int32_t Init, FdeOff;
-  EntryAt(Lo - 1, Init, FdeOff);
-  uintptr_t Fde = T.Hdr + uintptr_t(intptr_t(FdeOff));
+  return Count;
+}
 
+void entryAt(const Tables &T, uint32_t I, int32_t &Init, int32_t &Fde) {
+  const uint8_t *H = reinterpret_cast<const uint8_t *>(T.Hdr);
+  __builtin_memcpy(&Init, H + 12 + 8 * uint64_t(I), 4);
+  __builtin_memcpy(&Fde, H + 12 + 8 * uint64_t(I) + 4, 4);
+}
+
+/// The rule of the FDE at \p Fde at \p Target; with \p SawFp, its whole
+/// program is run instead (Target ignored) and *SawFp says whether some row
+/// keeps a frame pointer.
+Rule fdeRule(const Tables &T, uintptr_t Fde, uintptr_t Target,
+             bool *SawFp) {
   for (unsigned Follow = 0;; ++Follow) {
     if (Fde < T.Lo || Fde >= T.Hi)
       return stop(StopReason::BadTable);
@@ -479,7 +482,9 @@ Rule findRule(const Tables &T, uintptr_t Target) {
       }
       continue;
     }
-    if (Target < PcBegin || Target - PcBegin >= Range) {
+    if (SawFp) {
+      Target = Range ? PcBegin + Range - 1 : PcBegin;
+    } else if (Target < PcBegin || Target - PcBegin >= Range) {
       Rule R;
       R.K = Kind::NoFde;
       return R;
@@ -493,6 +498,14 @@ Rule findRule(const Tables &T, uintptr_t Target) {
     Rule R;
     R.Begin = PcBegin;
     R.End = PcBegin + Range;
+    // A stop in a known FDE keeps its range (keepsFramePointers sets the
+    // code apart).
+    auto stopIn = [&](StopReason Why) {
+      Rule S = stop(Why);
+      S.Begin = R.Begin;
+      S.End = R.End;
+      return S;
+    };
     if (C.Signal) {
       R.K = Kind::SignalFrame;
       return R;
@@ -500,35 +513,101 @@ Rule findRule(const Tables &T, uintptr_t Target) {
     Row Initial;
     StopReason Why = StopReason::None;
     if (!run(C.Program, C.ProgramEnd, C, PcBegin, Target, nullptr, Initial,
-             Why))
-      return stop(Why);
+             Why, SawFp))
+      return stopIn(Why);
     Row Cur2 = Initial;
-    if (!run(Cur.P, End, C, PcBegin, Target, &Initial, Cur2, Why))
-      return stop(Why);
+    if (!run(Cur.P, End, C, PcBegin, Target, &Initial, Cur2, Why, SawFp))
+      return stopIn(Why);
     if (Cur2.Ra == Row::Undefined) {
       R.K = Kind::EndOfStack;
       return R;
     }
     if (Cur2.CfaExpression)
-      return stop(StopReason::CfaExpression);
+      return stopIn(StopReason::CfaExpression);
     if (Cur2.CfaReg != RegRsp && Cur2.CfaReg != RegRbp)
-      return stop(StopReason::CfaRegister);
+      return stopIn(StopReason::CfaRegister);
     if (Cur2.Ra != Row::Offset || Cur2.RaOffset != -8)
-      return stop(StopReason::ReturnAddress);
+      return stopIn(StopReason::ReturnAddress);
     if (Cur2.Rbp == Row::Offset) {
       if (Cur2.RbpOffset == 0 || Cur2.RbpOffset < INT32_MIN ||
           Cur2.RbpOffset > INT32_MAX)
-        return stop(StopReason::RbpRule);
+        return stopIn(StopReason::RbpRule);
       R.RbpOffset = int32_t(Cur2.RbpOffset);
     } else if (Cur2.Rbp != Row::Same) {
-      return stop(StopReason::RbpRule);
+      return stopIn(StopReason::RbpRule);
     }
     if (Cur2.CfaOffset < INT32_MIN || Cur2.CfaOffset > INT32_MAX)
-      return stop(StopReason::BadEntry);
+      return stopIn(StopReason::BadEntry);
     R.CfaOffset = int32_t(Cur2.CfaOffset);
     R.K = Cur2.CfaReg == RegRsp ? Kind::CfaRsp : Kind::CfaRbp;
     return R;
   }
+}
+
+} // namespace
+
+Rule findRule(const Tables &T, uintptr_t Target) {
+  Rule Bad;
+  uint32_t Count = headerEntries(T, Bad);
+  if (!Count)
+    return Bad;
+  // The last entry whose start is at or below the target.
+  uint32_t Lo = 0, Hi = Count;
+  while (Lo < Hi) {
+    uint32_t Mid = Lo + (Hi - Lo) / 2;
+    int32_t Init, Fde;
+    entryAt(T, Mid, Init, Fde);
+    if (T.Hdr + uintptr_t(intptr_t(Init)) <= Target)
+      Lo = Mid + 1;
+    else
+      Hi = Mid;
+  }
+  if (Lo == 0) {
+    Rule R;
+    R.K = Kind::NoFde;
+    return R;
+  }
+  int32_t Init, FdeOff;
+  entryAt(T, Lo - 1, Init, FdeOff);
+  return fdeRule(T, T.Hdr + uintptr_t(intptr_t(FdeOff)), Target, nullptr);
+}
+
+bool keepsFramePointers(const Tables &T, CodeRange *Exceptions,
+                        unsigned MaxExceptions, unsigned &NumExceptions) {
+  NumExceptions = 0;
+  Rule Bad;
+  uint32_t Count = headerEntries(T, Bad);
+  if (!Count)
+    return false;
+  uint32_t WithFp = 0;
+  uintptr_t PrevBegin = 0, Last = 0;
+  for (uint32_t I = 0; I < Count; ++I) {
+    int32_t Init, FdeOff;
+    entryAt(T, I, Init, FdeOff);
+    bool SawFp = false;
+    Rule R = fdeRule(T, T.Hdr + uintptr_t(intptr_t(FdeOff)), 0, &SawFp);
+    if (R.K == Kind::Stop && R.Begin == R.End)
+      return false; // a damaged entry: no range to set apart
+    if (R.K == Kind::NoFde || R.Begin == R.End)
+      continue; // nothing to step: no code, or a lone zero-length entry
+    if (R.Begin < Last) {
+      if (R.Begin == PrevBegin && R.End == Last)
+        continue; // the same FDE listed twice
+      return false; // overlapping or out of order
+    }
+    PrevBegin = R.Begin;
+    Last = R.End;
+    // A rule outside the compact form (a PLT's CFA expression) is no frame
+    // pointer either: the walk steps such code with CFI, and stops there.
+    if (SawFp && R.K != Kind::SignalFrame) {
+      ++WithFp;
+      continue;
+    }
+    if (NumExceptions == MaxExceptions)
+      return false;
+    Exceptions[NumExceptions++] = CodeRange{R.Begin, R.End};
+  }
+  return WithFp > 0;
 }
 
 } // namespace cfi

@@ -69,6 +69,19 @@ struct Rule {
 /// address, the instruction itself for an interrupted one.
 Rule findRule(const Tables &T, uintptr_t Target);
 
+/// A function's code, [Begin, End).
+struct CodeRange {
+  uintptr_t Begin, End;
+};
+
+/// Whether the module of \p T keeps frame pointers: every FDE of its table
+/// sets up rbp as the CFA's base (push %rbp; mov %rsp,%rbp), but for at most
+/// \p MaxExceptions of them, listed in address order in \p Exceptions
+/// (crt's _start, PLT stubs, assembly), and at least one does. False for a
+/// damaged or unsorted table. Reads every FDE: once per module.
+bool keepsFramePointers(const Tables &T, CodeRange *Exceptions,
+                        unsigned MaxExceptions, unsigned &NumExceptions);
+
 } // namespace cfi
 } // namespace rt
 } // namespace memprof

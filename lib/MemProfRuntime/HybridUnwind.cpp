@@ -69,9 +69,88 @@ void RuleCache::insert(uintptr_t Key, const cfi::Rule &R) {
   __atomic_store_n(&E.W0, Key ^ W1, __ATOMIC_RELAXED);
 }
 
+CodeClass RuleCache::classIn(const Module &M, uintptr_t Target) const {
+  if (!__atomic_load_n(&M.FramePointers, __ATOMIC_RELAXED))
+    return CodeClass::Cfi;
+  // The exceptions, sorted and disjoint: the last one starting at or below.
+  uint32_t Lo = 0,
+           Hi = __atomic_load_n(&M.NumExceptions, __ATOMIC_RELAXED);
+  if (Hi > MaxExceptions)
+    return CodeClass::Unknown; // torn: the sequence check discards it
+  while (Lo < Hi) {
+    uint32_t Mid = (Lo + Hi) / 2;
+    if (__atomic_load_n(&M.Exceptions[Mid].Begin, __ATOMIC_RELAXED) <= Target)
+      Lo = Mid + 1;
+    else
+      Hi = Mid;
+  }
+  if (Lo && Target < __atomic_load_n(&M.Exceptions[Lo - 1].End,
+                                     __ATOMIC_RELAXED))
+    return CodeClass::Cfi;
+  return CodeClass::FramePointer;
+}
+
+CodeClass RuleCache::classOf(uintptr_t Target) const {
+  const uint32_t Gen = __atomic_load_n(&ModuleGeneration, __ATOMIC_RELAXED);
+  for (const Module &M : Modules) {
+    uint32_t Seq = __atomic_load_n(&M.Seq, __ATOMIC_ACQUIRE);
+    if (Seq & 1)
+      continue;
+    if (__atomic_load_n(&M.Generation, __ATOMIC_RELAXED) != Gen ||
+        Target < __atomic_load_n(&M.Lo, __ATOMIC_RELAXED) ||
+        Target >= __atomic_load_n(&M.Hi, __ATOMIC_RELAXED))
+      continue;
+    CodeClass C = classIn(M, Target);
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    if (__atomic_load_n(&M.Seq, __ATOMIC_RELAXED) != Seq)
+      return CodeClass::Unknown;
+    return C;
+  }
+  return CodeClass::Unknown;
+}
+
+CodeClass RuleCache::classify(const cfi::Tables &T, uintptr_t Target) {
+  CodeClass Known = classOf(Target);
+  if (Known != CodeClass::Unknown)
+    return Known;
+  // A slot: empty or of an older generation, taken by making its count odd.
+  const uint32_t Gen = __atomic_load_n(&ModuleGeneration, __ATOMIC_RELAXED);
+  for (Module &M : Modules) {
+    uint32_t Seq = __atomic_load_n(&M.Seq, __ATOMIC_RELAXED);
+    if ((Seq & 1) || __atomic_load_n(&M.Generation, __ATOMIC_RELAXED) == Gen)
+      continue;
+    if (!__atomic_compare_exchange_n(&M.Seq, &Seq, Seq + 1, false,
+                                     __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+      continue;
+    cfi::CodeRange Exc[MaxExceptions];
+    unsigned NumExc = 0;
+    bool Fp = cfi::keepsFramePointers(T, Exc, MaxExceptions, NumExc);
+    __atomic_store_n(&M.Lo, T.Lo, __ATOMIC_RELAXED);
+    __atomic_store_n(&M.Hi, T.Hi, __ATOMIC_RELAXED);
+    __atomic_store_n(&M.FramePointers, uint32_t(Fp), __ATOMIC_RELAXED);
+    __atomic_store_n(&M.NumExceptions, Fp ? uint32_t(NumExc) : 0u,
+                     __ATOMIC_RELAXED);
+    for (unsigned I = 0; Fp && I < NumExc; ++I) {
+      __atomic_store_n(&M.Exceptions[I].Begin, Exc[I].Begin, __ATOMIC_RELAXED);
+      __atomic_store_n(&M.Exceptions[I].End, Exc[I].End, __ATOMIC_RELAXED);
+    }
+    __atomic_store_n(&M.Generation, Gen, __ATOMIC_RELAXED);
+    __atomic_store_n(&M.Seq, Seq + 2, __ATOMIC_RELEASE);
+    return classIn(M, Target);
+  }
+  return CodeClass::Unknown; // no room: such modules are stepped with CFI
+}
+
 unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
               uintptr_t StackLo, uintptr_t StackHi, uint64_t *PCs,
-              unsigned Max, End &Why) {
+              unsigned Max, End &Why, bool Hybrid) {
+  // The rule of a frame that keeps its frame pointer.
+  cfi::Rule FpRule;
+  FpRule.K = cfi::Kind::CfaRbp;
+  FpRule.CfaOffset = 16;
+  FpRule.RbpOffset = -16;
+  if (!Cache)
+    Hybrid = false;
   unsigned N = 0;
   // A frame interrupted by a signal: its PC is the next instruction to run,
   // not a return address (looked up as is; cached under another key).
@@ -89,16 +168,26 @@ unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
     cfi::Rule R;
     const uintptr_t Key = Interrupted ? Pc | (uintptr_t(1) << 63) : Pc;
     const uintptr_t Target = Interrupted ? Pc : Pc - 1;
+    // An interrupted frame may stand anywhere in its function, even in a
+    // prologue: only its CFI rule says where its caller's state is.
+    CodeClass Class = Hybrid && !Interrupted ? Cache->classOf(Target)
+                                             : CodeClass::Cfi;
     Interrupted = false;
-    if (!Cache || !Cache->lookup(Key, R)) {
+    if (Class == CodeClass::FramePointer) {
+      R = FpRule;
+    } else if (!Cache || !Cache->lookup(Key, R)) {
       cfi::Tables T;
       const bool Known = tablesAt(Pc, T);
-      if (!Known || !T.Hdr)
+      if (Known && T.Hdr && Class == CodeClass::Unknown)
+        Class = Cache->classify(T, Target);
+      if (Class == CodeClass::FramePointer)
+        R = FpRule;
+      else if (!Known || !T.Hdr)
         R.K = cfi::Kind::NoFde;
       else // a return address: the call is the instruction before it
         R = cfi::findRule(T, Target);
       // PCs in no module are not cached: code may be loaded there later.
-      if (Cache && Known)
+      if (Cache && Known && Class != CodeClass::FramePointer)
         Cache->insert(Key, R);
     }
     uintptr_t Cfa;

@@ -5,9 +5,12 @@
 // (CfiDecoder.h), taken from a lock-free direct-mapped cache keyed by the
 // return address, so frames of code built without frame pointers (Debian's
 // libstdc++ and libc) are crossed instead of ending the walk; a frame no FDE
-// covers is stepped through its frame pointer when rbp is plausible.
+// covers is stepped through its frame pointer when rbp is plausible. In
+// hybrid mode, frames of modules whose every function keeps a frame pointer
+// (but for a few listed exceptions) are stepped through rbp without a rule.
 //
-// The runtime walks this way with MEMPROF_RT_OPTIONS=unwind=cfi (docs/runtime.md);
+// The runtime walks this way with MEMPROF_RT_OPTIONS=unwind=cfi or
+// unwind=hybrid (docs/runtime.md);
 // tested against libgcc's unwinder. Freestanding:
 // no allocation, no locks; every stack read is checked against the bounds
 // given, every table read by the decoder against the module's ranges.
@@ -30,18 +33,52 @@ namespace unwind {
 /// False when no module holds it; T.Hdr == 0 for a module without a header.
 bool tablesAt(uintptr_t Pc, cfi::Tables &T);
 
+/// What the hybrid walk knows of the code at an address.
+enum class CodeClass : uint8_t {
+  Unknown,     ///< its module was not classified (yet)
+  FramePointer, ///< a module that keeps frame pointers, outside its exceptions
+  Cfi,         ///< anything else: stepped with its CFI rule
+};
+
 /// Decoded rules, 16 bytes each, direct-mapped by return address, shared by
 /// all threads without locks: an entry is written as two relaxed stores and
 /// accepted only when its words agree with the key and the generation.
+/// Beside them, the classes of up to MaxModules modules for the hybrid walk.
 class RuleCache {
 public:
   static constexpr unsigned Bits = 12;
+  static constexpr unsigned MaxModules = 16, MaxExceptions = 32;
   bool lookup(uintptr_t Key, cfi::Rule &R) const;
   void insert(uintptr_t Key, const cfi::Rule &R);
-  /// Forgets every entry (modules were loaded or unloaded).
+  /// Forgets every rule (modules were loaded or unloaded).
   void invalidate() { __atomic_fetch_add(&Generation, 1, __ATOMIC_RELAXED); }
 
+  /// The class of the code at \p Target (a call instruction's address).
+  CodeClass classOf(uintptr_t Target) const;
+  /// Classifies the module of \p T (keepsFramePointers) unless it is known,
+  /// then answers classOf. Once per module: reads all its FDEs.
+  CodeClass classify(const cfi::Tables &T, uintptr_t Target);
+  /// Forgets the module classes: a module was unloaded, and another may be
+  /// loaded where it was. (Rules and classes are only ever cached for code
+  /// on a live stack, which a correct program does not unload.)
+  void invalidateModules() {
+    __atomic_fetch_add(&ModuleGeneration, 1, __ATOMIC_RELAXED);
+  }
+
 private:
+  /// A module's class, under a sequence count: odd while a thread writes
+  /// the entry; a reader that sees it change discards what it read.
+  struct Module {
+    uint32_t Seq;
+    uint32_t Generation; ///< ModuleGeneration when written; 0: empty
+    uintptr_t Lo, Hi;    ///< the module's mapping
+    uint32_t FramePointers, NumExceptions;
+    cfi::CodeRange Exceptions[MaxExceptions];
+  };
+  CodeClass classIn(const Module &M, uintptr_t Target) const;
+  Module Modules[MaxModules] = {};
+  uint32_t ModuleGeneration = 1;
+
   struct Entry {
     uint64_t W0; ///< Key ^ W1
     uint64_t W1; ///< kind | rbp offset << 8 | generation << 24 | cfa << 32
@@ -66,9 +103,12 @@ enum class End : uint8_t {
 /// Walks from the state {Pc, Sp, Rbp} of a frame reached through a return
 /// address (Pc), writing up to \p Max return addresses (Pc first) to \p PCs.
 /// Stack reads stay inside [StackLo, StackHi); modules come from tablesAt.
+/// With \p Hybrid (and a cache), a frame in a module that keeps frame
+/// pointers is stepped through rbp, without a rule: the CFI rule there is
+/// that step, and the cache's lookup costs more than the two loads.
 unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
               uintptr_t StackLo, uintptr_t StackHi, uint64_t *PCs,
-              unsigned Max, End &Why);
+              unsigned Max, End &Why, bool Hybrid = false);
 
 } // namespace unwind
 } // namespace rt

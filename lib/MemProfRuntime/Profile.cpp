@@ -189,11 +189,13 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
                "(1 linked into a program, 0 preloaded)");
   } else if (stringsEqual(K, "unwind", KN)) {
     if (VN == 2 && stringsEqual(V, "fp", 2))
-      O.UnwindCfi = false;
+      O.Unwind = UnwindMode::Fp;
+    else if (VN == 6 && stringsEqual(V, "hybrid", 6))
+      O.Unwind = UnwindMode::Hybrid;
     else if (VN == 3 && stringsEqual(V, "cfi", 3))
-      O.UnwindCfi = true;
+      O.Unwind = UnwindMode::Cfi;
     else
-      badValue(K, KN, V, VN, "fp or cfi", "fp");
+      badValue(K, KN, V, VN, "fp, hybrid or cfi", "fp");
   } else if (stringsEqual(K, "verbosity", KN)) {
     if (parseUnsigned(V, VN, Num) && Num <= 2)
       O.Verbosity = uint32_t(Num);
@@ -1456,8 +1458,9 @@ MEMPROF_EXPORT int dlclose(void *Handle) {
     RuntimeScope Scope; // dlinfo and dl_iterate_phdr may allocate
     retainModule(Handle);
   }
-  // Another module may be loaded where this one was: its rules are not.
-  invalidateUnwindCache();
+  // Another module may be loaded where this one was: its rules and its
+  // class are not.
+  invalidateUnwindCache(true);
   if (!F)
     return -1;
   [[clang::musttail]] return F(Handle);
@@ -1486,7 +1489,7 @@ MEMPROF_EXPORT void *dlopen(const char *File, int Mode) {
   }
   // The new module may lie where an unloaded one was (also done at
   // dlclose; this covers the rules cached in between).
-  invalidateUnwindCache();
+  invalidateUnwindCache(false);
   if (!F)
     return nullptr;
   [[clang::musttail]] return F(File, Mode);

@@ -93,6 +93,8 @@ constexpr uint32_t MaxCtx = (uint32_t(1) << 24) - 1;
 /// tail).
 constexpr uint64_t SmallMaxSize = 0xFFFF;
 
+enum class UnwindMode : uint8_t { Fp, Hybrid, Cfi };
+
 struct Options {
   uint32_t MaxStackDepth;
   bool DumpAtExit;
@@ -108,9 +110,12 @@ struct Options {
   int ExactGranules;
   /// SIGINT, SIGTERM and SIGHUP with the default disposition dump, then end
   /// the process by the same signal.
-  bool DumpOnTerminate;  /// Walk stacks by the modules' call-frame information (unwind=cfi)
-  /// instead of frame pointers alone (unwind=fp, the default).
-  bool UnwindCfi;
+  bool DumpOnTerminate;
+  /// How stacks are walked (docs/runtime.md, "Unwinding"): frame pointers
+  /// alone (unwind=fp), frame pointers where modules keep them and the
+  /// modules' call-frame information elsewhere (unwind=hybrid), or the
+  /// call-frame information for every frame (unwind=cfi).
+  UnwindMode Unwind;
 };
 
 struct GlobalState {

@@ -167,10 +167,14 @@ namespace {
 unwind::RuleCache UnwindCache;
 } // namespace
 
-void invalidateUnwindCache() { UnwindCache.invalidate(); }
+void invalidateUnwindCache(bool Unloaded) {
+  UnwindCache.invalidate();
+  if (Unloaded)
+    UnwindCache.invalidateModules();
+}
 
 uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
-                           uintptr_t StackLo, uintptr_t StackHi) {
+                           uintptr_t StackLo, uintptr_t StackHi, bool Hybrid) {
   if (MaxDepth > MaxStackDepthLimit)
     MaxDepth = MaxStackDepthLimit;
   // The interceptor's own frame has a frame pointer: the caller's state.
@@ -179,7 +183,7 @@ uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
   unwind::End Why;
   unsigned N = unwind::walk(&UnwindCache, F[1],
                             reinterpret_cast<uintptr_t>(Frame) + 16, F[0],
-                            StackLo, StackHi, PCs, MaxDepth, Why);
+                            StackLo, StackHi, PCs, MaxDepth, Why, Hybrid);
   uint64_t H = 0x9E3779B97F4A7C15ULL;
   for (unsigned I = 0; I < N; ++I) {
     PCs[I] -= 1; // "previous instruction", as the frame-pointer walk

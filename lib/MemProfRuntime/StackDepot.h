@@ -69,11 +69,14 @@ MEMPROF_ALWAYS_INLINE uint32_t cachedOneFrameStackId(unsigned MaxDepth,
 uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
                         uintptr_t StackLo, uintptr_t StackHi);
 /// The same walk by the modules' call-frame information (HybridUnwind.h):
-/// frames of code without frame pointers are crossed, not the end.
+/// frames of code without frame pointers are crossed, not the end. With
+/// \p Hybrid, frames of modules that keep frame pointers are stepped
+/// through them.
 uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
-                           uintptr_t StackLo, uintptr_t StackHi);
-/// Forgets the decoded unwind rules (a module was loaded or unloaded).
-void invalidateUnwindCache();
+                           uintptr_t StackLo, uintptr_t StackHi, bool Hybrid);
+/// Forgets the decoded unwind rules (a module was loaded or unloaded), and
+/// with \p Unloaded the modules' classes too.
+void invalidateUnwindCache(bool Unloaded);
 /// The PCs of stack \p Id; nullptr for an unknown id.
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs);
 /// Largest id handed out so far.

@@ -391,6 +391,111 @@ TEST(CfiDecoder, ZeroLengthFdeFollowedBySameStart) {
   EXPECT_EQ(findRule(I.tables(), I.at(0x110)).K, Kind::NoFde);
 }
 
+/// A table of several FDEs under one "zR" CIE, each {program, code start,
+/// code size}; the header lists them in the order given.
+struct FdeSpec {
+  std::vector<uint8_t> Program;
+  uint32_t Code, Range;
+};
+Image buildFdes(const std::vector<FdeSpec> &Fdes) {
+  Image I;
+  std::vector<uint8_t> &B = I.Bytes;
+  B.assign(0x10000 + 64 * Fdes.size(), 0xcc);
+  I.HdrSize = 12 + 8 * Fdes.size();
+  size_t Cie = (I.HdrSize + 7) & ~size_t(7);
+  std::vector<uint8_t> CieBody = {0, 0, 0, 0, 1, 'z', 'R', 0, 0x01, 0x78,
+                                  0x10, 0x01, 0x1b, 0x0c, 0x07, 0x08, 0x90,
+                                  0x01};
+  while ((CieBody.size() + 4) % 8)
+    CieBody.push_back(0);
+  put32(B, Cie, uint32_t(CieBody.size()));
+  memcpy(B.data() + Cie + 4, CieBody.data(), CieBody.size());
+  size_t Fde = Cie + 4 + CieBody.size();
+  B[0] = 1, B[1] = 0x1b, B[2] = 0x03, B[3] = 0x3b;
+  put32(B, 4, uint32_t(Cie - 4));
+  put32(B, 8, uint32_t(Fdes.size()));
+  for (size_t N = 0; N < Fdes.size(); ++N) {
+    std::vector<uint8_t> Body(12, 0);
+    Body.push_back(0); // augmentation data length
+    Body.insert(Body.end(), Fdes[N].Program.begin(), Fdes[N].Program.end());
+    while ((Body.size() + 4) % 8)
+      Body.push_back(0);
+    put32(B, Fde, uint32_t(Body.size()));
+    memcpy(B.data() + Fde + 4, Body.data(), Body.size());
+    put32(B, Fde + 4, uint32_t(Fde + 4 - Cie));
+    put32(B, Fde + 8, uint32_t(int32_t(Fdes[N].Code) - int32_t(Fde + 8)));
+    put32(B, Fde + 12, Fdes[N].Range);
+    put32(B, 12 + 8 * N, Fdes[N].Code);
+    put32(B, 16 + 8 * N, uint32_t(Fde));
+    Fde += 4 + Body.size();
+  }
+  put32(B, Fde, 0); // terminator
+  return I;
+}
+
+// push rbp; mov rsp,rbp: the frame-pointer prologue.
+const std::vector<uint8_t> FpPrologue = {0x41, 0x0e, 0x10, 0x86, 0x02,
+                                         0x43, 0x0d, 0x06};
+// sub $8,%rsp: a frame without a frame pointer.
+const std::vector<uint8_t> NoFp = {0x44, 0x0e, 0x10};
+// A PLT's CFA expression.
+const std::vector<uint8_t> Plt = {0x0f, 0x02, 0x77, 0x08};
+
+TEST(CfiDecoder, KeepsFramePointersWithListedExceptions) {
+  Image I = buildFdes({{Plt, 0x1000, 0x20},
+                       {FpPrologue, 0x1100, 0x40},
+                       {NoFp, 0x1140, 0x20},
+                       {FpPrologue, 0x1160, 0x40},
+                       {{}, 0x11a0, 0}}); // a zero-length entry: nothing
+  CodeRange E[4];
+  unsigned N = 99;
+  ASSERT_TRUE(keepsFramePointers(I.tables(), E, 4, N));
+  ASSERT_EQ(N, 2u);
+  EXPECT_EQ(E[0].Begin, I.at(0x1000));
+  EXPECT_EQ(E[0].End, I.at(0x1020));
+  EXPECT_EQ(E[1].Begin, I.at(0x1140));
+  EXPECT_EQ(E[1].End, I.at(0x1160));
+  // One exception too many: no longer a module that keeps them.
+  EXPECT_FALSE(keepsFramePointers(I.tables(), E, 1, N));
+  // No FDE with a frame pointer at all.
+  Image None = buildFdes({{NoFp, 0x1000, 0x20}, {Plt, 0x1020, 0x20}});
+  EXPECT_FALSE(keepsFramePointers(None.tables(), E, 4, N));
+  // The same FDE listed twice is counted once.
+  Image Twice = buildFdes({{FpPrologue, 0x1000, 0x20},
+                           {FpPrologue, 0x1000, 0x20},
+                           {NoFp, 0x1020, 0x20}});
+  ASSERT_TRUE(keepsFramePointers(Twice.tables(), E, 4, N));
+  EXPECT_EQ(N, 1u);
+}
+
+TEST(CfiDecoder, KeepsFramePointersRefusesBadTables) {
+  CodeRange E[4];
+  unsigned N;
+  // Out of order, and overlapping: the exceptions could not be searched.
+  Image Unsorted = buildFdes({{FpPrologue, 0x1100, 0x40},
+                              {NoFp, 0x1000, 0x20}});
+  EXPECT_FALSE(keepsFramePointers(Unsorted.tables(), E, 4, N));
+  Image Overlap = buildFdes({{FpPrologue, 0x1000, 0x40},
+                             {FpPrologue, 0x1020, 0x40}});
+  EXPECT_FALSE(keepsFramePointers(Overlap.tables(), E, 4, N));
+  // A damaged entry: its length runs past the segment.
+  Image Damaged = buildFdes({{FpPrologue, 0x1000, 0x40},
+                             {FpPrologue, 0x1040, 0x40}});
+  int32_t Second;
+  memcpy(&Second, Damaged.Bytes.data() + 24, 4); // the second FDE
+  put32(Damaged.Bytes, size_t(Second), 0x7ffffff0);
+  EXPECT_FALSE(keepsFramePointers(Damaged.tables(), E, 4, N));
+  // A bad header.
+  Image BadHdr = buildFdes({{FpPrologue, 0x1000, 0x40}});
+  BadHdr.Bytes[0] = 2;
+  EXPECT_FALSE(keepsFramePointers(BadHdr.tables(), E, 4, N));
+  // Debian's libstdc++ is built without frame pointers.
+  Module M;
+  ASSERT_TRUE(findModule("libstdc++.so.6", M));
+  CodeRange Many[32];
+  EXPECT_FALSE(keepsFramePointers(M.T, Many, 32, N));
+}
+
 TEST(CfiDecoder, DamagedCopiesOfARealTable) {
   Module M;
   ASSERT_TRUE(findModule("libstdc++.so.6", M));
@@ -416,6 +521,13 @@ TEST(CfiDecoder, DamagedCopiesOfARealTable) {
       Rule R = findRule(T, Target);
       EXPECT_LE(int(R.K), int(Kind::SignalFrame));
     }
+    // The module's class: every FDE read, inside the copy (ASan).
+    CodeRange E[32];
+    unsigned N = 0;
+    if (keepsFramePointers(T, E, 32, N))
+      for (unsigned K = 0; K < N; ++K)
+        EXPECT_TRUE(E[K].Begin < E[K].End &&
+                    (K == 0 || E[K - 1].End <= E[K].Begin));
   }
 }
 

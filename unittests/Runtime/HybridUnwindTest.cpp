@@ -6,7 +6,9 @@
 // qsort calling back into this test (built at -O2, without frame pointers
 // too), libstdc++'s call_once proxy under pthread_once, a signal handler
 // through the kernel's signal frame, and a std::thread's start routine down
-// to clone3, where both end.
+// to clone3, where both end. The hybrid walk too, whichever modules here it
+// finds keeping frame pointers (lit's runtime/unwind-dlclose.test walks a
+// library that does, and one that does not, mapped in turn at one address).
 //
 //===----------------------------------------------------------------------===//
 #include "HybridUnwind.h"
@@ -25,8 +27,8 @@ using namespace memprof::rt::unwind;
 namespace {
 
 struct Captured {
-  std::vector<uint64_t> Ours, Libgcc;
-  End Why = End::Depth;
+  std::vector<uint64_t> Ours, Hybrid, Libgcc;
+  End Why = End::Depth, HybridWhy = End::Depth;
 };
 
 RuleCache Cache;
@@ -58,6 +60,10 @@ __attribute__((noinline)) void capture(Captured &C) {
   unsigned N = walk(&Cache, Fp[1], reinterpret_cast<uintptr_t>(Fp) + 16,
                     Fp[0], Lo, Hi, PCs, 256, C.Why);
   C.Ours.assign(PCs, PCs + N);
+  // The hybrid walk: frame pointers where a module keeps them.
+  N = walk(&Cache, Fp[1], reinterpret_cast<uintptr_t>(Fp) + 16, Fp[0], Lo, Hi,
+           PCs, 256, C.HybridWhy, /*Hybrid=*/true);
+  C.Hybrid.assign(PCs, PCs + N);
   std::vector<uint64_t> L;
   _Unwind_Backtrace(collect, &L);
   // libgcc's first frame is this function itself, and its last one the
@@ -74,6 +80,8 @@ void expectSame(const Captured &C, const char *What) {
   ASSERT_GE(C.Libgcc.size(), 3u) << What;
   EXPECT_EQ(C.Ours, C.Libgcc) << What;
   EXPECT_EQ(C.Why, End::EndOfStack) << What;
+  EXPECT_EQ(C.Hybrid, C.Libgcc) << What << ", hybrid";
+  EXPECT_EQ(C.HybridWhy, End::EndOfStack) << What << ", hybrid";
 }
 
 Captured FromQsort;
