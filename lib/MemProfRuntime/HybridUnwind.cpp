@@ -69,9 +69,7 @@ void RuleCache::insert(uintptr_t Key, const cfi::Rule &R) {
   __atomic_store_n(&E.W0, Key ^ W1, __ATOMIC_RELAXED);
 }
 
-CodeClass RuleCache::classIn(const Module &M, uintptr_t Target) const {
-  if (!__atomic_load_n(&M.FramePointers, __ATOMIC_RELAXED))
-    return CodeClass::Cfi;
+CodeClass RuleCache::classIn(const FpModule &M, uintptr_t Target) const {
   // The exceptions, sorted and disjoint: the last one starting at or below.
   uint32_t Lo = 0,
            Hi = __atomic_load_n(&M.NumExceptions, __ATOMIC_RELAXED);
@@ -91,12 +89,15 @@ CodeClass RuleCache::classIn(const Module &M, uintptr_t Target) const {
 }
 
 CodeClass RuleCache::classOf(uintptr_t Target) const {
+  const uint32_t N = __atomic_load_n(&NumFpSlots, __ATOMIC_ACQUIRE);
+  if (!N)
+    return CodeClass::Unknown;
   const uint32_t Gen = __atomic_load_n(&ModuleGeneration, __ATOMIC_RELAXED);
-  for (const Module &M : Modules) {
+  for (uint32_t I = 0; I < N && I < MaxFpModules; ++I) {
+    const FpModule &M = FpModules[I];
     uint32_t Seq = __atomic_load_n(&M.Seq, __ATOMIC_ACQUIRE);
-    if (Seq & 1)
-      continue;
-    if (__atomic_load_n(&M.Generation, __ATOMIC_RELAXED) != Gen ||
+    if ((Seq & 1) ||
+        __atomic_load_n(&M.Generation, __ATOMIC_RELAXED) != Gen ||
         Target < __atomic_load_n(&M.Lo, __ATOMIC_RELAXED) ||
         Target >= __atomic_load_n(&M.Hi, __ATOMIC_RELAXED))
       continue;
@@ -113,32 +114,50 @@ CodeClass RuleCache::classify(const cfi::Tables &T, uintptr_t Target) {
   CodeClass Known = classOf(Target);
   if (Known != CodeClass::Unknown)
     return Known;
-  // A slot: empty or of an older generation, taken by making its count odd.
   const uint32_t Gen = __atomic_load_n(&ModuleGeneration, __ATOMIC_RELAXED);
-  for (Module &M : Modules) {
+  for (const OtherModule &O : Others)
+    if (__atomic_load_n(&O.Generation, __ATOMIC_RELAXED) == Gen &&
+        __atomic_load_n(&O.Lo, __ATOMIC_RELAXED) == T.Lo &&
+        __atomic_load_n(&O.Hi, __ATOMIC_RELAXED) == T.Hi)
+      return CodeClass::Cfi;
+  cfi::CodeRange Exc[MaxExceptions];
+  unsigned NumExc = 0;
+  const bool Fp = cfi::keepsFramePointers(T, Exc, MaxExceptions, NumExc);
+  // A slot: empty or of an older generation, taken by making its count odd.
+  for (uint32_t I = 0; Fp && I < MaxFpModules; ++I) {
+    FpModule &M = FpModules[I];
     uint32_t Seq = __atomic_load_n(&M.Seq, __ATOMIC_RELAXED);
     if ((Seq & 1) || __atomic_load_n(&M.Generation, __ATOMIC_RELAXED) == Gen)
       continue;
     if (!__atomic_compare_exchange_n(&M.Seq, &Seq, Seq + 1, false,
                                      __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
       continue;
-    cfi::CodeRange Exc[MaxExceptions];
-    unsigned NumExc = 0;
-    bool Fp = cfi::keepsFramePointers(T, Exc, MaxExceptions, NumExc);
     __atomic_store_n(&M.Lo, T.Lo, __ATOMIC_RELAXED);
     __atomic_store_n(&M.Hi, T.Hi, __ATOMIC_RELAXED);
-    __atomic_store_n(&M.FramePointers, uint32_t(Fp), __ATOMIC_RELAXED);
-    __atomic_store_n(&M.NumExceptions, Fp ? uint32_t(NumExc) : 0u,
-                     __ATOMIC_RELAXED);
-    for (unsigned I = 0; Fp && I < NumExc; ++I) {
-      __atomic_store_n(&M.Exceptions[I].Begin, Exc[I].Begin, __ATOMIC_RELAXED);
-      __atomic_store_n(&M.Exceptions[I].End, Exc[I].End, __ATOMIC_RELAXED);
+    __atomic_store_n(&M.NumExceptions, uint32_t(NumExc), __ATOMIC_RELAXED);
+    for (unsigned K = 0; K < NumExc; ++K) {
+      __atomic_store_n(&M.Exceptions[K].Begin, Exc[K].Begin, __ATOMIC_RELAXED);
+      __atomic_store_n(&M.Exceptions[K].End, Exc[K].End, __ATOMIC_RELAXED);
     }
     __atomic_store_n(&M.Generation, Gen, __ATOMIC_RELAXED);
     __atomic_store_n(&M.Seq, Seq + 2, __ATOMIC_RELEASE);
+    uint32_t Used = __atomic_load_n(&NumFpSlots, __ATOMIC_RELAXED);
+    while (Used < I + 1 &&
+           !__atomic_compare_exchange_n(&NumFpSlots, &Used, I + 1, false,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+    }
     return classIn(M, Target);
   }
-  return CodeClass::Unknown; // no room: such modules are stepped with CFI
+  // Not one that keeps frame pointers (or no room left for one): its frames
+  // are stepped by their rules. Slots are taken in turn, the oldest
+  // overwritten when all are used.
+  OtherModule &O = Others[__atomic_fetch_add(&NextOther, 1, __ATOMIC_RELAXED) %
+                          MaxOtherModules];
+  __atomic_store_n(&O.Generation, 0u, __ATOMIC_RELAXED);
+  __atomic_store_n(&O.Lo, T.Lo, __ATOMIC_RELAXED);
+  __atomic_store_n(&O.Hi, T.Hi, __ATOMIC_RELAXED);
+  __atomic_store_n(&O.Generation, Gen, __ATOMIC_RELEASE);
+  return CodeClass::Cfi;
 }
 
 unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,

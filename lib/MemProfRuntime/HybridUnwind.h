@@ -43,20 +43,26 @@ enum class CodeClass : uint8_t {
 /// Decoded rules, 16 bytes each, direct-mapped by return address, shared by
 /// all threads without locks: an entry is written as two relaxed stores and
 /// accepted only when its words agree with the key and the generation.
-/// Beside them, the classes of up to MaxModules modules for the hybrid walk.
+/// Beside them, the classes of modules for the hybrid walk: up to
+/// MaxFpModules that keep frame pointers (scanned at every frame, so kept
+/// few and small) and up to MaxOtherModules that do not (consulted only when
+/// a rule is not cached).
 class RuleCache {
 public:
   static constexpr unsigned Bits = 12;
-  static constexpr unsigned MaxModules = 16, MaxExceptions = 32;
+  static constexpr unsigned MaxFpModules = 8, MaxOtherModules = 32,
+                            MaxExceptions = 32;
   bool lookup(uintptr_t Key, cfi::Rule &R) const;
   void insert(uintptr_t Key, const cfi::Rule &R);
   /// Forgets every rule (modules were loaded or unloaded).
   void invalidate() { __atomic_fetch_add(&Generation, 1, __ATOMIC_RELAXED); }
 
-  /// The class of the code at \p Target (a call instruction's address).
+  /// The class of the code at \p Target (a call instruction's address):
+  /// FramePointer or Cfi in a module known to keep frame pointers, else
+  /// Unknown (the rule cache answers; classify on a miss).
   CodeClass classOf(uintptr_t Target) const;
   /// Classifies the module of \p T (keepsFramePointers) unless it is known,
-  /// then answers classOf. Once per module: reads all its FDEs.
+  /// then answers for \p Target. Once per module.
   CodeClass classify(const cfi::Tables &T, uintptr_t Target);
   /// Forgets the module classes: a module was unloaded, and another may be
   /// loaded where it was. (Rules and classes are only ever cached for code
@@ -66,17 +72,27 @@ public:
   }
 
 private:
-  /// A module's class, under a sequence count: odd while a thread writes
-  /// the entry; a reader that sees it change discards what it read.
-  struct Module {
+  /// A module that keeps frame pointers, under a sequence count: odd while
+  /// a thread writes the entry; a reader that sees it change discards what
+  /// it read.
+  struct FpModule {
     uint32_t Seq;
     uint32_t Generation; ///< ModuleGeneration when written; 0: empty
     uintptr_t Lo, Hi;    ///< the module's mapping
-    uint32_t FramePointers, NumExceptions;
+    uint32_t NumExceptions;
     cfi::CodeRange Exceptions[MaxExceptions];
   };
-  CodeClass classIn(const Module &M, uintptr_t Target) const;
-  Module Modules[MaxModules] = {};
+  /// A module that does not. A torn entry can only send a frame to its
+  /// CFI rule, which is always right.
+  struct OtherModule {
+    uintptr_t Lo, Hi;
+    uint32_t Generation;
+  };
+  CodeClass classIn(const FpModule &M, uintptr_t Target) const;
+  FpModule FpModules[MaxFpModules] = {};
+  uint32_t NumFpSlots = 0; ///< FpModules ever used: the scan's bound
+  OtherModule Others[MaxOtherModules] = {};
+  uint32_t NextOther = 0;
   uint32_t ModuleGeneration = 1;
 
   struct Entry {
