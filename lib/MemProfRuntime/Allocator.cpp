@@ -49,7 +49,7 @@ namespace rt {
 
 GlobalState G = {0,     0,     0,     false, 0,
                  0,     {64, true, 0, false, 0, false,
-                                HistogramMaxBytesDefault, -1, true, UnwindMode::Fp},
+                                HistogramMaxBytesDefault, -1, true, UnwindMode::Hybrid},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 

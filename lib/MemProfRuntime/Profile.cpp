@@ -195,7 +195,7 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
     else if (VN == 3 && stringsEqual(V, "cfi", 3))
       O.Unwind = UnwindMode::Cfi;
     else
-      badValue(K, KN, V, VN, "fp, hybrid or cfi", "fp");
+      badValue(K, KN, V, VN, "fp, hybrid or cfi", "hybrid");
   } else if (stringsEqual(K, "verbosity", KN)) {
     if (parseUnsigned(V, VN, Num) && Num <= 2)
       O.Verbosity = uint32_t(Num);

@@ -1210,19 +1210,23 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   if (BuildId.size() < 2)
     return Finish(nullptr);
   std::string Hex = buildIdToHex(BuildId);
-  for (const std::string &Dir : P->SearchDirs)
-    for (const std::string &Path : layoutPaths(Dir, Hex))
-      if (isRegularFile(Path))
-        if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
-          return Finish(M);
-
-  for (size_t I = 0; I < P->SearchDirs.size(); ++I) {
-    if (!P->Scanned[I]) {
-      P->scan(P->SearchDirs[I]);
-      P->Scanned[I] = true;
+  // A group of directories: a file by build-id layout, else each
+  // directory's ELF files (scanned once, on the first module still missing,
+  // to \p MaxDepth).
+  auto Search = [&](const std::vector<std::string> &Dirs,
+                    std::vector<bool> &Scanned,
+                    unsigned MaxDepth) -> ModuleSymbolizer * {
+    for (const std::string &Dir : Dirs)
+      for (const std::string &Path : layoutPaths(Dir, Hex))
+        if (isRegularFile(Path))
+          if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+            return M;
+    for (size_t I = 0; I < Dirs.size(); ++I) {
+      if (!Scanned[I]) {
+        P->scan(Dirs[I], MaxDepth);
+        Scanned[I] = true;
+      }
     }
-  }
-  auto Indexed = [&]() -> ModuleSymbolizer * {
     auto IdxIt = P->ScanIndex.find(Key);
     if (IdxIt != P->ScanIndex.end())
       for (const std::string &Path : IdxIt->second)
@@ -1230,24 +1234,10 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
           return M;
     return nullptr;
   };
-  if (ModuleSymbolizer *M = Indexed())
+  if (ModuleSymbolizer *M = Search(P->SearchDirs, P->Scanned, MaxScanDepth))
     return Finish(M);
-
-  // The system's directories: a debug file by build id, else the library
-  // itself among the directory's own files (scanned once, on the first
-  // module nothing else provides).
-  for (const std::string &Dir : P->SystemDirs)
-    for (const std::string &Path : layoutPaths(Dir, Hex))
-      if (isRegularFile(Path))
-        if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
-          return Finish(M);
-  for (size_t I = 0; I < P->SystemDirs.size(); ++I) {
-    if (!P->SystemScanned[I]) {
-      P->scan(P->SystemDirs[I], /*MaxDepth=*/0);
-      P->SystemScanned[I] = true;
-    }
-  }
-  return Finish(Indexed());
+  // The system's directories last, their own files only.
+  return Finish(Search(P->SystemDirs, P->SystemScanned, /*MaxDepth=*/0));
 }
 
 const std::vector<std::string> &ElfBinaryLocator::notes() const {
