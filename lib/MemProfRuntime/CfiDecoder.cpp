@@ -82,7 +82,7 @@ struct Cursor {
       }
     } while (B & 0x80);
     if (Shift < 64 && (B & 0x40))
-      V |= -(int64_t(1) << Shift);
+      V |= int64_t(~uint64_t(0) << Shift); // sign-extend (unsigned: no overflow)
     return V;
   }
   void skip(uint64_t N) {
@@ -241,6 +241,15 @@ void restoreRule(Row &R, const Row &Initial, uint64_t Reg) {
 /// Runs the program [P, End) from \p Loc up to (not past) \p Target. With
 /// \p Initial null, this is the CIE's program, which has no locations.
 /// Returns false with \p Why on what the compact rule cannot follow.
+/// \p V (a factored offset, signed or not) times the data alignment; false
+/// when the product does not fit (a hostile table).
+bool scaled(int64_t V, int64_t Align, int64_t &Out) {
+  return !__builtin_mul_overflow(V, Align, &Out);
+}
+bool scaledU(uint64_t V, int64_t Align, int64_t &Out) {
+  return V <= uint64_t(INT64_MAX) && scaled(int64_t(V), Align, Out);
+}
+
 /// With \p SawFp, also notes whether some row keeps a frame pointer: CFA =
 /// rbp + 16 with the caller's rbp at CFA-16 (push %rbp; mov %rsp,%rbp).
 bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
@@ -259,8 +268,10 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
       IsAdvance = true;
       break;
     case 2: { // offset
-      uint64_t Off = Cur.uleb();
-      setRule(R, Op & 0x3f, Row::Offset, int64_t(Off) * C.DataAlign);
+      int64_t Off;
+      if (!scaledU(Cur.uleb(), C.DataAlign, Off))
+        Cur.Bad = true;
+      setRule(R, Op & 0x3f, Row::Offset, Off);
       break;
     }
     case 3: // restore
@@ -288,14 +299,18 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
         break;
       case 0x05: { // offset_extended
         uint64_t Reg = Cur.uleb();
-        uint64_t Off = Cur.uleb();
-        setRule(R, Reg, Row::Offset, int64_t(Off) * C.DataAlign);
+        int64_t Off;
+        if (!scaledU(Cur.uleb(), C.DataAlign, Off))
+          Cur.Bad = true;
+        setRule(R, Reg, Row::Offset, Off);
         break;
       }
       case 0x11: { // offset_extended_sf
         uint64_t Reg = Cur.uleb();
-        int64_t Off = Cur.sleb();
-        setRule(R, Reg, Row::Offset, Off * C.DataAlign);
+        int64_t Off;
+        if (!scaled(Cur.sleb(), C.DataAlign, Off))
+          Cur.Bad = true;
+        setRule(R, Reg, Row::Offset, Off);
         break;
       }
       case 0x06: { // restore_extended
@@ -340,7 +355,8 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
         break;
       case 0x12: // def_cfa_sf
         R.CfaReg = Cur.uleb();
-        R.CfaOffset = Cur.sleb() * C.DataAlign;
+        if (!scaled(Cur.sleb(), C.DataAlign, R.CfaOffset))
+          Cur.Bad = true;
         R.CfaExpression = false;
         break;
       case 0x0d: // def_cfa_register
@@ -351,7 +367,8 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
         R.CfaOffset = int64_t(Cur.uleb());
         break;
       case 0x13: // def_cfa_offset_sf
-        R.CfaOffset = Cur.sleb() * C.DataAlign;
+        if (!scaled(Cur.sleb(), C.DataAlign, R.CfaOffset))
+          Cur.Bad = true;
         break;
       case 0x0f: { // def_cfa_expression
         uint64_t Len = Cur.uleb();
@@ -395,8 +412,9 @@ bool run(uintptr_t P, uintptr_t End, const Cie &C, uintptr_t Loc,
         Why = StopReason::Opcode;
         return false;
       }
-      uint64_t Delta = Advance * C.CodeAlign;
-      if (Delta > Target - Loc) // the next row starts past the target
+      uint64_t Delta;
+      if (__builtin_mul_overflow(Advance, C.CodeAlign, &Delta) ||
+          Delta > Target - Loc) // the next row starts past the target
         return true;
       Loc += Delta;
     }
