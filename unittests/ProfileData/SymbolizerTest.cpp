@@ -18,6 +18,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include "../RunCommand.h"
 #include <cstdio>
 #include <map>
 #include <random>
@@ -156,19 +157,6 @@ struct OracleFrame {
   uint32_t Line = 0, Column = 0, StartLine = 0;
 };
 
-std::string runCommand(const std::string &Cmd) {
-  std::string Out;
-  FILE *F = popen(Cmd.c_str(), "r");
-  if (!F)
-    return Out;
-  char Buf[65536];
-  size_t N;
-  while ((N = fread(Buf, 1, sizeof(Buf), F)) > 0)
-    Out.append(Buf, N);
-  pclose(F);
-  return Out;
-}
-
 /// llvm-symbolizer's frames for each address, innermost first.
 std::map<uint64_t, std::vector<OracleFrame>>
 runOracle(const std::string &Bin, const std::vector<uint64_t> &Addrs) {
@@ -180,7 +168,7 @@ runOracle(const std::string &Bin, const std::vector<uint64_t> &Addrs) {
                       "--output-style=JSON";
     for (size_t I = Begin; I < std::min(Addrs.size(), Begin + Chunk); ++I)
       Cmd += " 0x" + utohexstr(Addrs[I]);
-    std::string Out = runCommand(Cmd);
+    std::string Out = memprof::test::runCommand(Cmd);
     // One JSON array for all command-line addresses (older tools: one per
     // line).
     SmallVector<StringRef, 0> Docs;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "CfiDecoder.h"
 #include "gtest/gtest.h"
+#include "../RunCommand.h"
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -66,19 +67,6 @@ bool findModule(const char *Name, Module &M) {
   return C.Found;
 }
 
-std::string run(const std::string &Cmd) {
-  std::string Out;
-  FILE *F = popen(Cmd.c_str(), "r");
-  if (!F)
-    return Out;
-  char Buf[65536];
-  size_t N;
-  while ((N = fread(Buf, 1, sizeof(Buf), F)) > 0)
-    Out.append(Buf, N);
-  pclose(F);
-  return Out;
-}
-
 struct ExpectedRow {
   uint64_t Begin, End; // file addresses
   bool Compact;        // CFA=RSP/RBP+n, RIP=[CFA-8], RBP saved at an offset
@@ -89,7 +77,8 @@ struct ExpectedRow {
 
 std::vector<ExpectedRow> dwarfdumpRows(const std::string &Path) {
   std::vector<ExpectedRow> Rows;
-  std::string Text = run("llvm-dwarfdump-22 --eh-frame '" + Path + "' 2>/dev/null");
+  std::string Text = memprof::test::runCommand(
+      "llvm-dwarfdump-22 --eh-frame '" + Path + "' 2>/dev/null");
   static const std::regex Fde(
       "^[0-9a-f]{8} [0-9a-f]{8} [0-9a-f]{8} FDE cie=[0-9a-f]{8} "
       "pc=([0-9a-f]+)\\.\\.\\.([0-9a-f]+)$");
