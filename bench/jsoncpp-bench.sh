@@ -26,20 +26,11 @@ log() { printf 'jsoncpp-bench: %s\n' "$*" >&2; }
 die() { log "error: $*"; exit 1; }
 
 bash "$ROOT/scripts/build.sh" >&2
-bash "$ROOT/bench/deb-src.sh"
-mkdir -p "$WORK/src"
 PREFIX=$WORK/prefix
 rm -rf "$PREFIX"
 cmake --install "$ROOT/build" --prefix "$PREFIX" >/dev/null
 
-orig() { ls "$WORK"/src/libjsoncpp_*.orig.tar.gz 2>/dev/null | head -1; }
-if [ -z "$(orig)" ]; then
-  log "fetching Debian's libjsoncpp source package"
-  (cd "$WORK/src" && apt-get source --download-only libjsoncpp) \
-    >"$WORK/src/fetch.log" 2>&1 || die "apt-get source libjsoncpp failed (see $WORK/src/fetch.log)"
-fi
-TARBALL=$(orig)
-[ -n "$TARBALL" ] || die "no libjsoncpp_*.orig.tar.gz in $WORK/src"
+TARBALL=$(bash "$ROOT/bench/deb-src.sh" libjsoncpp "$WORK/src")
 SRC=$WORK/jsoncpp
 rm -rf "$SRC" && mkdir -p "$SRC"
 tar -xzf "$TARBALL" -C "$SRC" --strip-components=1

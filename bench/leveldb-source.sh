@@ -62,24 +62,9 @@ if [ "${#need[@]}" -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-bash "$ROOT/bench/deb-src.sh"
 
 # --- the source ---------------------------------------------------------------
-mkdir -p "$WORK/src"
-orig() {
-  local f
-  for f in "$WORK"/src/leveldb_*.orig.tar.gz; do
-    [ -e "$f" ] && { echo "$f"; return; }
-  done
-}
-if [ -z "$(orig)" ]; then
-  log "fetching Debian's leveldb source package"
-  (cd "$WORK/src" && { apt-get source --download-only leveldb ||
-                       { $SUDO apt-get update -qq && apt-get source --download-only leveldb; }; }) \
-    >"$WORK/src/fetch.log" 2>&1 || die "apt-get source leveldb failed (see $WORK/src/fetch.log)"
-fi
-TARBALL=$(orig)
-[ -n "$TARBALL" ] || die "no leveldb_*.orig.tar.gz in $WORK/src"
+TARBALL=$(bash "$ROOT/bench/deb-src.sh" leveldb "$WORK/src")
 SRC=$WORK/leveldb-src
 if [ ! -s "$SRC/benchmarks/db_bench.cc" ] || [ "$(cat "$WORK/src.stamp" 2>/dev/null)" != "$(basename "$TARBALL")" ]; then
   rm -rf "$SRC" "$WORK/src.stamp"

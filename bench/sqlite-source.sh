@@ -29,23 +29,7 @@ if [ "${#need[@]}" -gt 0 ]; then
   $SUDO apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
 
-bash "$(dirname "$0")/deb-src.sh"
-
-mkdir -p "$WORK/src"
-orig() { # the full tree, not the -www (documentation) tarball
-  local f
-  for f in "$WORK"/src/sqlite3_*.orig.tar.xz; do
-    [ -e "$f" ] && [ "${f%-www.tar.xz}" = "$f" ] && { echo "$f"; return; }
-  done
-}
-if [ -z "$(orig)" ]; then
-  log "fetching Debian's sqlite3 source package"
-  (cd "$WORK/src" && { apt-get source --download-only sqlite3 ||
-                       { $SUDO apt-get update -qq && apt-get source --download-only sqlite3; }; }) \
-    >"$WORK/src/fetch.log" 2>&1 || die "apt-get source sqlite3 failed (see $WORK/src/fetch.log)"
-fi
-TARBALL=$(orig)
-[ -n "$TARBALL" ] || die "no sqlite3_*.orig.tar.xz in $WORK/src"
+TARBALL=$(bash "$(dirname "$0")/deb-src.sh" sqlite3 "$WORK/src")
 
 # The tree is remade when the tarball changes (or a build was cut short).
 STAMP=$(basename "$TARBALL")
