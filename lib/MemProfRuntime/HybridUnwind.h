@@ -9,8 +9,8 @@
 // hybrid mode, frames of modules whose every function keeps a frame pointer
 // (but for a few listed exceptions) are stepped through rbp without a rule.
 //
-// The runtime walks this way with MEMPROF_RT_OPTIONS=unwind=cfi or
-// unwind=hybrid (docs/runtime.md);
+// The runtime walks this way by default (unwind=hybrid) and with
+// MEMPROF_RT_OPTIONS=unwind=cfi (docs/runtime.md);
 // tested against libgcc's unwinder. Freestanding:
 // no allocation, no locks; every stack read is checked against the bounds
 // given, every table read by the decoder against the module's ranges.
