@@ -210,47 +210,49 @@ unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
         Cache->insert(Key, R);
     }
     uintptr_t Cfa;
-    switch (R.K) {
-    case cfi::Kind::CfaRsp:
-      Cfa = Sp + uintptr_t(intptr_t(R.CfaOffset));
-      break;
-    case cfi::Kind::CfaRbp:
-      Cfa = Rbp + uintptr_t(intptr_t(R.CfaOffset));
-      break;
-    case cfi::Kind::NoFde:
-      // Code without CFI: its frame pointer, when rbp looks like one.
-      if ((Rbp & 7) || Rbp < Sp || Rbp >= StackHi - 16 || Rbp < StackLo) {
-        Why = End::NoModule;
+    // The two usual rules first, without the switch's indirect jump (a
+    // misprediction whenever consecutive frames differ in kind).
+    const bool Usual = R.K == cfi::Kind::CfaRsp || R.K == cfi::Kind::CfaRbp;
+    if (__builtin_expect(Usual, 1)) {
+      Cfa = (R.K == cfi::Kind::CfaRbp ? Rbp : Sp) +
+            uintptr_t(intptr_t(R.CfaOffset));
+    } else {
+      switch (R.K) {
+      case cfi::Kind::NoFde:
+        // Code without CFI: its frame pointer, when rbp looks like one.
+        if ((Rbp & 7) || Rbp < Sp || Rbp >= StackHi - 16 || Rbp < StackLo) {
+          Why = End::NoModule;
+          return N;
+        }
+        R.RbpOffset = -16;
+        Cfa = Rbp + 16;
+        break;
+      case cfi::Kind::EndOfStack:
+        Why = End::EndOfStack;
+        return N;
+      case cfi::Kind::SignalFrame: {
+        // The kernel's signal frame (glibc's __restore_rt): after the
+        // handler's return the stack pointer is at the ucontext_t, which
+        // holds the interrupted frame's registers.
+        constexpr size_t Gregs = offsetof(ucontext_t, uc_mcontext.gregs);
+        uintptr_t NewRbp, NewSp, NewPc;
+        if (!readStack(Sp + Gregs + 8 * REG_RBP, StackLo, StackHi, NewRbp) ||
+            !readStack(Sp + Gregs + 8 * REG_RSP, StackLo, StackHi, NewSp) ||
+            !readStack(Sp + Gregs + 8 * REG_RIP, StackLo, StackHi, NewPc) ||
+            NewSp <= Sp) {
+          Why = End::Bounds;
+          return N;
+        }
+        Pc = NewPc;
+        Sp = NewSp;
+        Rbp = NewRbp;
+        Interrupted = true;
+        continue;
+      }
+      default:
+        Why = End::Rule;
         return N;
       }
-      R.RbpOffset = -16;
-      Cfa = Rbp + 16;
-      break;
-    case cfi::Kind::EndOfStack:
-      Why = End::EndOfStack;
-      return N;
-    case cfi::Kind::SignalFrame: {
-      // The kernel's signal frame (glibc's __restore_rt): after the
-      // handler's return the stack pointer is at the ucontext_t, which
-      // holds the interrupted frame's registers.
-      constexpr size_t Gregs = offsetof(ucontext_t, uc_mcontext.gregs);
-      uintptr_t NewRbp, NewSp, NewPc;
-      if (!readStack(Sp + Gregs + 8 * REG_RBP, StackLo, StackHi, NewRbp) ||
-          !readStack(Sp + Gregs + 8 * REG_RSP, StackLo, StackHi, NewSp) ||
-          !readStack(Sp + Gregs + 8 * REG_RIP, StackLo, StackHi, NewPc) ||
-          NewSp <= Sp) {
-        Why = End::Bounds;
-        return N;
-      }
-      Pc = NewPc;
-      Sp = NewSp;
-      Rbp = NewRbp;
-      Interrupted = true;
-      continue;
-    }
-    default:
-      Why = End::Rule;
-      return N;
     }
     // The CFA lies above the frame's stack pointer, inside the stack.
     uintptr_t NewPc, NewRbp = Rbp;
