@@ -15,6 +15,10 @@ config.environment["PATH"] = path
 for var in ("HOME", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# No test asks a debuginfod server it did not start (Debian's login shells
+# set DEBUGINFOD_URLS to a public one).
+for var in ("DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT"):
+    config.environment.pop(var, None)
 
 # ASan reserves terabytes of address space: no address-space caps under it.
 if getattr(config, "memprof_sanitizers", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
@@ -64,3 +68,6 @@ config.substitutions.append(("%with-tmpfs", "python3 " + os.path.join(tools, "wi
 config.substitutions.append(("%text-identity", "python3 " + os.path.join(tools, "text-identity.py")))
 config.substitutions.append(("%check-counter-show", "python3 " + os.path.join(tools, "check-counter-show.py")))
 config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "check-show.py")))
+# A real elfutils debuginfod server (and dead peers) for the module-fetching
+# tests; `run` keeps the server inside one RUN line.
+config.substitutions.append(("%debuginfod-server", "python3 " + os.path.join(tools, "debuginfod-server.py")))

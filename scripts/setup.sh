@@ -10,6 +10,7 @@ PKGS=(
   zlib1g-dev libxml2-dev libedit-dev libffi-dev libncurses-dev
   python3 python3-psutil python3-yaml file binutils
   heaptrack perl libjemalloc2 g++
+  libcurl4-openssl-dev debuginfod
 )
 
 missing=()

@@ -74,6 +74,8 @@ MEMPROF_CONSTINIT Line ExpandBuffer;
 MEMPROF_CONSTINIT Line TempBuffer;
 char FinalPath[MaxPathBytes];
 char TempPath[MaxPathBytes];
+char ExePath[raw::ModulePathMaxSize + 1];
+char CwdPath[raw::ModulePathMaxSize + 1];
 
 //===-- Messages ----------------------------------------------------------===//
 
@@ -736,7 +738,50 @@ struct SegmentList {
   SegmentInfo *Items;
   uint64_t Capacity;
   uint64_t Count;
+  /// The modules' paths, copied here (the link map's names may go with a
+  /// dlclose meanwhile); null while counting. NamesUsed counts the bytes
+  /// wanted, also past NamesCapacity.
+  char *Names;
+  uint64_t NamesCapacity;
+  uint64_t NamesUsed;
 };
+
+/// Where a module was loaded from, as an absolute path, for the raw
+/// profile's module paths: \p Name as the link map has it ("" for the main
+/// program, a relative path as dlopen was given one). Written to \p Out when
+/// it fits \p Room; returns its size either way, 0 when the module has no
+/// file (the vdso's name has no '/') or the path is too long. Under
+/// DumpMutex (ExePath, CwdPath). readlink and getcwd are system calls here:
+/// no allocation.
+uint64_t modulePath(const char *Name, char *Out, uint64_t Room) {
+  const char *Prefix = "";
+  uint64_t PrefixSize = 0, NameSize = stringLength(Name);
+  if (NameSize == 0) {
+    ssize_t N = readlink("/proc/self/exe", ExePath, sizeof(ExePath) - 1);
+    if (N <= 0 || uint64_t(N) > raw::ModulePathMaxSize)
+      return 0;
+    Name = ExePath;
+    NameSize = uint64_t(N);
+  } else if (Name[0] != '/') {
+    bool HasSlash = false;
+    for (uint64_t I = 0; I < NameSize && !HasSlash; ++I)
+      HasSlash = Name[I] == '/';
+    if (!HasSlash || !getcwd(CwdPath, sizeof(CwdPath) - 1))
+      return 0;
+    Prefix = CwdPath;
+    PrefixSize = stringLength(CwdPath);
+    if (PrefixSize == 0 || CwdPath[PrefixSize - 1] != '/')
+      CwdPath[PrefixSize++] = '/';
+  }
+  uint64_t Size = PrefixSize + NameSize;
+  if (Size > raw::ModulePathMaxSize)
+    return 0;
+  if (Size <= Room) {
+    memcpy(Out, Prefix, PrefixSize);
+    memcpy(Out + PrefixSize, Name, NameSize);
+  }
+  return Size;
+}
 
 uint64_t readBuildId(uintptr_t Addr, uint64_t Size, uint64_t Align,
                      uint8_t *Out) {
@@ -770,6 +815,21 @@ uint64_t readBuildId(uintptr_t Addr, uint64_t Size, uint64_t Align,
 
 int addModule(dl_phdr_info *Info, size_t, void *Data) {
   SegmentList &L = *static_cast<SegmentList *>(Data);
+  const char *Path = nullptr;
+  uint64_t PathSize = 0;
+  if (L.Names) {
+    const uint64_t Room =
+        L.NamesUsed < L.NamesCapacity ? L.NamesCapacity - L.NamesUsed : 0;
+    PathSize = modulePath(Info->dlpi_name ? Info->dlpi_name : "",
+                          L.Names + L.NamesUsed, Room);
+    Path = L.Names + L.NamesUsed;
+    L.NamesUsed += PathSize;
+    if (PathSize > Room) // loaded since the count: no room left for it
+      PathSize = 0;
+  } else {
+    L.NamesUsed += modulePath(Info->dlpi_name ? Info->dlpi_name : "",
+                              nullptr, 0);
+  }
   uint8_t Id[raw::BuildIdMaxSize] = {};
   uint64_t IdSize = 0;
   for (unsigned I = 0; I < Info->dlpi_phnum && !IdSize; ++I) {
@@ -789,6 +849,8 @@ int addModule(dl_phdr_info *Info, size_t, void *Data) {
       S.Offset = Info->dlpi_addr;
       S.BuildIdSize = IdSize;
       memcpy(S.BuildId, Id, sizeof(Id));
+      S.Path = PathSize ? Path : nullptr;
+      S.PathSize = PathSize;
     }
     ++L.Count;
   }
@@ -817,6 +879,10 @@ struct RetainedSegment {
 };
 RetainedSegment *Retained;
 uint64_t RetainedCount;
+/// Their paths (Seg.Path points here), under DumpMutex.
+constexpr uint64_t RetainedNamesMax = uint64_t(1) << 20;
+char *RetainedNames;
+uint64_t RetainedNamesUsed;
 uint64_t RelocatedSlots;
 SpinLock RetainedLock;
 
@@ -845,15 +911,25 @@ void retainModule(void *Handle) {
   struct link_map *LM = nullptr;
   if (dlinfo(Handle, RTLD_DI_LINKMAP, &LM) != 0 || !LM)
     return;
+  // No dump may list segments from before the move and write stacks from
+  // after it (the order of every dump: DumpMutex, then the loader's lock in
+  // dl_iterate_phdr, then RetainedLock); modulePath needs it too.
+  ScopedTicketLock DumpGuard(DumpMutex);
+  if (!RetainedNames)
+    RetainedNames = static_cast<char *>(mapMemory(RetainedNamesMax));
   SegmentInfo Found[16];
-  SegmentList L = {Found, 16, 0};
+  SegmentList L = {Found, 16, 0, nullptr, 0, 0};
+  if (RetainedNames) {
+    L.Names = RetainedNames + RetainedNamesUsed;
+    L.NamesCapacity = RetainedNamesMax - RetainedNamesUsed;
+  }
   ModuleQuery Q = {LM->l_addr, LM->l_name, &L};
   dl_iterate_phdr(addMatchingModule, &Q);
   if (L.Count > 16)
     L.Count = 16;
-  // No dump may list segments from before the move and write stacks from
-  // after it (the order of every dump: DumpMutex, then RetainedLock).
-  ScopedTicketLock DumpGuard(DumpMutex);
+  if (L.Names)
+    RetainedNamesUsed +=
+        L.NamesUsed < L.NamesCapacity ? L.NamesUsed : L.NamesCapacity;
   ScopedLock Guard(RetainedLock);
   if (!Retained) {
     Retained = static_cast<RetainedSegment *>(
@@ -980,7 +1056,7 @@ int dumpLocked(bool Reset) {
     return -1;
   }
 
-  Mapping MibMem, StackMem, SegMem, OutMem;
+  Mapping MibMem, StackMem, SegMem, NameMem, OutMem;
   uint64_t N = Snapshot.Count;
   MIBInfo *Mibs = static_cast<MIBInfo *>(MibMem.get(N * sizeof(MIBInfo)));
   StackInfo *Stacks =
@@ -1004,13 +1080,16 @@ int dumpLocked(bool Reset) {
   }
 
   // Count the modules, then fill (with room for some loaded meanwhile).
-  SegmentList Segs = {nullptr, 0, 0};
+  SegmentList Segs = {nullptr, 0, 0, nullptr, 0, 0};
   dl_iterate_phdr(addModule, &Segs);
   Segs.Capacity = Segs.Count + 16 + retainedCount();
   Segs.Count = 0;
   Segs.Items = static_cast<SegmentInfo *>(
       SegMem.get(Segs.Capacity * sizeof(SegmentInfo)));
-  if (!Segs.Items) {
+  Segs.NamesCapacity = Segs.NamesUsed + 4 * raw::ModulePathMaxSize;
+  Segs.NamesUsed = 0;
+  Segs.Names = static_cast<char *>(NameMem.get(Segs.NamesCapacity));
+  if (!Segs.Items || !Segs.Names) {
     reportWriteError(Path, "collecting the module list", ENOMEM);
     return -1;
   }
@@ -1024,8 +1103,8 @@ int dumpLocked(bool Reset) {
     HistogramEntries += Mibs[I].Block->AccessHistogram
                             ? Mibs[I].Block->AccessHistogramSize
                             : 0;
-  RawProfileLayout L =
-      computeRawProfileLayout(Segs.Count, K, Stacks, K, HistogramEntries);
+  RawProfileLayout L = computeRawProfileLayout(Segs.Items, Segs.Count, K,
+                                               Stacks, K, HistogramEntries);
   uint8_t *Out = static_cast<uint8_t *>(OutMem.get(L.TotalSize));
   if (!Out) {
     reportWriteError(Path, "serializing", ENOMEM);

@@ -47,9 +47,14 @@ void writeMIB(Cursor &C, const MIB &M) {
 #include "memprof/format/MIBFields.def"
 }
 
+bool hasWrittenPath(const SegmentInfo &S) {
+  return S.Path && S.PathSize && S.PathSize <= raw::ModulePathMaxSize;
+}
+
 } // namespace
 
-RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
+RawProfileLayout computeRawProfileLayout(const SegmentInfo *Segments,
+                                         uint64_t NumSegments, uint64_t NumMIBs,
                                          const StackInfo *Stacks,
                                          uint64_t NumStacks,
                                          uint64_t HistogramEntries) {
@@ -66,7 +71,14 @@ RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
   L.SegmentOffset = raw::HeaderSize;
   L.MIBOffset = L.SegmentOffset + L.SegmentBytes;
   L.StackOffset = L.MIBOffset + L.MIBBytes + L.HistogramBytes;
-  L.TotalSize = raw::alignTo8(L.StackOffset + L.StackBytes);
+  L.PathsOffset = L.StackOffset + L.StackBytes;
+  L.PathsBytes = 0;
+  for (uint64_t I = 0; I < NumSegments; ++I)
+    if (hasWrittenPath(Segments[I]))
+      L.PathsBytes += 16 + raw::alignTo8(Segments[I].PathSize);
+  if (L.PathsBytes)
+    L.PathsBytes += 16;
+  L.TotalSize = raw::alignTo8(L.PathsOffset + L.PathsBytes);
   return L;
 }
 
@@ -122,6 +134,24 @@ void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
     C.u64(Stacks[I].NumPCs);
     for (uint64_t J = 0; J < Stacks[I].NumPCs; ++J)
       C.u64(Stacks[I].PCs[J]);
+  }
+
+  if (!L.PathsBytes)
+    return;
+  C = Cursor(Out + L.PathsOffset);
+  C.u64(raw::ModulePathsMagic);
+  uint64_t NumPaths = 0;
+  for (uint64_t I = 0; I < NumSegments; ++I)
+    NumPaths += hasWrittenPath(Segments[I]);
+  C.u64(NumPaths);
+  for (uint64_t I = 0; I < NumSegments; ++I) {
+    const SegmentInfo &S = Segments[I];
+    if (!hasWrittenPath(S))
+      continue;
+    C.u64(I);
+    C.u64(S.PathSize);
+    C.bytes(reinterpret_cast<const uint8_t *>(S.Path), S.PathSize);
+    C = Cursor(C.pos() + (raw::alignTo8(S.PathSize) - S.PathSize));
   }
 }
 

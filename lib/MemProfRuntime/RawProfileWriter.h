@@ -24,6 +24,10 @@ struct SegmentInfo {
   uint64_t Offset; ///< the module's load bias (LLVM's reader ignores it)
   uint64_t BuildIdSize;
   uint8_t BuildId[raw::BuildIdMaxSize];
+  /// Where the module was loaded from (PathSize bytes, no NUL), for the
+  /// module-paths extension; PathSize 0: not known (not written).
+  const char *Path;
+  uint64_t PathSize;
 };
 
 struct MIBInfo {
@@ -40,19 +44,25 @@ struct StackInfo {
 struct RawProfileLayout {
   uint64_t SegmentOffset, MIBOffset, StackOffset, TotalSize;
   uint64_t SegmentBytes, MIBBytes, HistogramBytes, StackBytes;
+  /// The module-paths extension after the stacks; 0 bytes when no segment
+  /// has a path (the file is then laid out exactly as LLVM's runtime does).
+  uint64_t PathsOffset, PathsBytes;
 };
 
 /// Bytes one MIB record takes in raw v5 without its histogram: the stack id
 /// plus the 144-byte packed block.
 constexpr uint64_t RawMIBRecordSize = 8 + raw::MIBSizeV4;
 
-/// \p HistogramEntries: the sum of the MIBs' AccessHistogramSize.
-RawProfileLayout computeRawProfileLayout(uint64_t NumSegments, uint64_t NumMIBs,
+/// \p HistogramEntries: the sum of the MIBs' AccessHistogramSize. Paths
+/// longer than raw::ModulePathMaxSize are not written.
+RawProfileLayout computeRawProfileLayout(const SegmentInfo *Segments,
+                                         uint64_t NumSegments, uint64_t NumMIBs,
                                          const StackInfo *Stacks,
                                          uint64_t NumStacks,
                                          uint64_t HistogramEntries = 0);
 
-/// Writes one complete raw profile (header, segments, MIBs, stacks) of
+/// Writes one complete raw profile (header, segments, MIBs, stacks, and the
+/// module paths when any segment has one) of
 /// exactly \p L.TotalSize bytes to \p Out; padding bytes are zero. MIBs and
 /// stacks are written in the order given (the runtime sorts them by id).
 /// 32-bit fields saturate. Each MIB's access histogram (AccessHistogramSize

@@ -32,6 +32,8 @@ StringRef errorCodeName(ErrorCode C) {
     return "too_large";
   case ErrorCode::Usage:
     return "usage";
+  case ErrorCode::NotFound:
+    return "not_found";
   }
   return "error";
 }

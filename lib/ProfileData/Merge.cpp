@@ -3,6 +3,7 @@
 #include "memprof/ProfileData/Error.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -79,7 +80,74 @@ std::vector<std::string> ProfileMerger::symbolizationWarnings() const {
   return W;
 }
 
-const PCSymbols *ProfileMerger::symbolizePC(bool &Outside, const RawProfile &P,
+const char *gapReasonText(GapReason R) {
+  switch (R) {
+  case GapReason::NoBinary:
+    return "no binary with this build id";
+  case GapReason::NoBuildId:
+    return "the module has no build id, so no binary can match it";
+  case GapReason::NoDebugInfo:
+    return "no debug info for this address";
+  case GapReason::NotInBinary:
+    return "no debug info or symbol covers this address";
+  case GapReason::OutsideSegments:
+    return "outside every executable segment: the stack walk left the code "
+           "here, and the frames after it are not kept";
+  }
+  return "";
+}
+
+const char *gapReasonKey(GapReason R) {
+  switch (R) {
+  case GapReason::NoBinary:
+    return "no-binary";
+  case GapReason::NoBuildId:
+    return "no-build-id";
+  case GapReason::NoDebugInfo:
+    return "no-debug-info";
+  case GapReason::NotInBinary:
+    return "not-in-binary";
+  case GapReason::OutsideSegments:
+    return "outside-segments";
+  }
+  return "";
+}
+
+Frame ProfileMerger::gapFrame(const SegmentInfo *Seg, const PCSymbols *S,
+                              uint64_t PC) {
+  FrameGap G;
+  ModuleSymbolizer *M = nullptr;
+  if (!Seg) {
+    G.Reason = GapReason::OutsideSegments;
+    G.Offset = PC;
+  } else {
+    G.BuildId = buildIdToHex(Seg->BuildId);
+    auto MI = Modules.find(Seg->BuildId);
+    M = MI == Modules.end() ? nullptr : MI->second;
+    G.Path = M ? M->path().str() : Seg->Path;
+    G.Offset = M ? M->toBinaryAddress(*Seg, PC) : PC - Seg->Offset;
+    if (!M)
+      G.Reason = Seg->BuildId.empty() ? GapReason::NoBuildId
+                                      : GapReason::NoBinary;
+    else
+      G.Reason = S && S->Status == PCSymbols::NoDebugInfo
+                     ? GapReason::NoDebugInfo
+                     : GapReason::NotInBinary;
+    if (S && !S->Frames.empty())
+      G.Symbol = S->Frames.front().FunctionName;
+  }
+  // A GUID of its own per module and address (the same in every input and
+  // run of one build), never an MD5 of a function name in practice.
+  Frame F;
+  F.Function = functionGUID("memprof gap " + G.BuildId + " " +
+                       utohexstr(G.Offset) + " " + gapReasonKey(G.Reason));
+  Gaps.try_emplace(F.Function, std::move(G));
+  return F;
+}
+
+const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
+                                            const SegmentInfo *&Seg,
+                                            const RawProfile &P,
                                             ArrayRef<size_t> SortedSegs,
                                             uint64_t PC) {
   // The segment with Start < PC <= End (LLVM's bounds: PCs are return
@@ -88,7 +156,7 @@ const PCSymbols *ProfileMerger::symbolizePC(bool &Outside, const RawProfile &P,
                              [&](uint64_t V, size_t I) {
                                return V <= P.Segments[I].Start;
                              });
-  const SegmentInfo *Seg = nullptr;
+  Seg = nullptr;
   // Segments may nest in hostile files; scan back over starts below PC.
   for (auto I = It; I != SortedSegs.begin();) {
     --I;
@@ -118,8 +186,9 @@ const PCSymbols *ProfileMerger::symbolizePC(bool &Outside, const RawProfile &P,
         consumeError(Found.takeError());
     }
     Modules.emplace(Seg->BuildId, M);
-    Stats.Modules.try_emplace(buildIdToHex(Seg->BuildId),
-                              M ? M->path().str() : std::string());
+    std::string &Where = Stats.Modules[buildIdToHex(Seg->BuildId)];
+    if (M) // found now, perhaps after an input that named no file for it
+      Where = M->path().str();
   }
   if (!M) {
     auto &U = Stats.Unsymbolized[buildIdToHex(Seg->BuildId)];
@@ -164,9 +233,22 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     const PCSymbols *S = nullptr;
     const SmallVector<FrameId, 2> *Ids = nullptr;
     bool Outside = false;
+    const SegmentInfo *Seg = nullptr;
+    std::optional<std::pair<Frame, FrameId>> Gap; // keepGaps: made once
   };
-  for (const SegmentInfo &S : P.Segments)
+  for (const SegmentInfo &S : P.Segments) {
     Stats.InputModules.insert(S.BuildId);
+    // Where the process loaded the module from: a candidate file for it,
+    // looked at again if no binary was found for an earlier input.
+    if (!S.Path.empty() && !S.BuildId.empty())
+      Stats.RecordedPaths.try_emplace(buildIdToHex(S.BuildId), S.Path);
+    if (Locator && !S.Path.empty()) {
+      Locator->addModulePath(S.BuildId, S.Path);
+      auto MI = Modules.find(S.BuildId);
+      if (MI != Modules.end() && !MI->second)
+        Modules.erase(MI);
+    }
+  }
   std::unordered_map<uint64_t, LocalPC> Local;
   const bool KeepRawEntries = Stats.RawInputs == 1 && Contexts.empty() &&
                               Stats.IndexedInputs == 0;
@@ -189,7 +271,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     for (uint64_t PC : SI->second) {
       auto [LI, New] = Local.try_emplace(PC);
       if (New) {
-        LI->second.S = symbolizePC(LI->second.Outside, P, Sorted, PC);
+        LI->second.S =
+            symbolizePC(LI->second.Outside, LI->second.Seg, P, Sorted, PC);
         if (LI->second.S && LI->second.S->Status == PCSymbols::Ok) {
           auto [FI, NewIds] = FrameIds.try_emplace(LI->second.S);
           if (NewIds)
@@ -198,22 +281,36 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
           LI->second.Ids = &FI->second;
         }
       }
-      const PCSymbols *S = LI->second.S;
-      if (LI->second.Outside) {
+      LocalPC &L = LI->second;
+      const PCSymbols *S = L.S;
+      // A frame that cannot be symbolized: dropped, or kept as a gap.
+      auto Gap = [&] {
+        if (!KeepGaps)
+          return;
+        if (!L.Gap) {
+          Frame F = gapFrame(L.Seg, S, PC);
+          L.Gap.emplace(F, hashFrame(F));
+        }
+        Frames.push_back(L.Gap->first);
+        Ids.push_back(L.Gap->second);
+        Chains.push_back({PC, 1u});
+      };
+      if (L.Outside) {
         // No return address lies outside the code: the walk went wrong here
         // (a frame pointer through code built without them), so this and
         // everything after it is not the context.
         ++Stats.ContextsCut;
+        Gap();
         break;
       }
-      if (!S)
-        continue;
-      if (S->Status == PCSymbols::Runtime) {
+      if (S && S->Status == PCSymbols::Runtime) {
         ++Stats.RuntimeFramesDropped;
         continue;
       }
-      if (S->Status != PCSymbols::Ok || S->Frames.empty())
+      if (!S || S->Status != PCSymbols::Ok || S->Frames.empty()) {
+        Gap();
         continue;
+      }
       for (const SymbolizedFrame &SF : S->Frames)
         Frames.push_back(SF.F);
       Ids.append(LI->second.Ids->begin(), LI->second.Ids->end());
@@ -267,7 +364,9 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
         Mine.insert(S.BuildId);
       std::string Other = unmatchedBinaries(Locator, Mine);
       Msg += Other.empty()
-                 ? " (give --profiled-binary or --debug-dir)"
+                 ? " (give --profiled-binary or --debug-dir, serve them "
+                   "from a debuginfod server named in DEBUGINFOD_URLS, or "
+                   "make a memprof-bundle where the program ran)"
                  : " (the --profiled-binary files given have other build ids: " +
                        Other +
                        "; was the program rebuilt after it ran? give the "

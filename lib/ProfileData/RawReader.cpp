@@ -40,6 +40,8 @@ private:
   Error parseDump(uint64_t Start, DumpHeader &H);
   Error parseSegments(DataCursor &C, std::vector<SegmentInfo> &Out);
   Error parseMIBs(DataCursor &C, uint64_t Version);
+  Error parseModulePaths(DataCursor &C, uint64_t SectionStart,
+                         std::vector<SegmentInfo> &Segs);
   Error parseStacks(DataCursor &C,
                     std::unordered_map<uint64_t, std::vector<uint64_t>> &Out);
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
@@ -195,6 +197,54 @@ Error RawParser::parseStacks(DataCursor &C,
   return Error::success();
 }
 
+Error RawParser::parseModulePaths(DataCursor &C, uint64_t SectionStart,
+                                  std::vector<SegmentInfo> &Segs) {
+  // At the next 8-byte boundary of the dump after the stacks, if there: the
+  // module paths of memprof's runtime. Other bytes here (zero padding, or
+  // anything a writer put after its sections) are skipped, as LLVM does.
+  uint64_t Pad = (8 - (SectionStart + C.tell()) % 8) % 8;
+  if (C.remaining() < Pad + 16)
+    return Error::success();
+  cantFail(C.skip(Pad, ""));
+  if (support::endian::read64le(C.current()) != raw::ModulePathsMagic)
+    return Error::success();
+  cantFail(C.skip(8, ""));
+  TRY(N, C.read<uint64_t>("module path count"));
+  if (Error E = C.needItems(N, 16, "module path"))
+    return E;
+  std::vector<bool> Seen(Segs.size());
+  for (uint64_t I = 0; I < N; ++I) {
+    uint64_t At = C.absoluteOffset();
+    TRY(Index, C.read<uint64_t>("module path segment index"));
+    TRY(Size, C.read<uint64_t>("module path size"));
+    if (Index >= Segs.size())
+      return makeError(ErrorCode::Malformed,
+                       "module path " + Twine(I) + " is for segment " +
+                           Twine(Index) + ", but the dump has " +
+                           Twine(Segs.size()) + " segments",
+                       At);
+    if (Seen[Index])
+      return makeError(ErrorCode::Malformed,
+                       "segment " + Twine(Index) + " has two module paths",
+                       At);
+    if (Size == 0 || Size > raw::ModulePathMaxSize)
+      return makeError(ErrorCode::Malformed,
+                       "module path " + Twine(I) + " has size " + Twine(Size) +
+                           " (1 to " + Twine(raw::ModulePathMaxSize) +
+                           " bytes)",
+                       At + 8);
+    TRY(Bytes, C.readBytes(Size, "module path"));
+    if (Bytes.contains('\0'))
+      return makeError(ErrorCode::Malformed,
+                       "module path " + Twine(I) + " holds a NUL byte", At + 16);
+    if (Error E = C.skip(raw::alignTo8(Size) - Size, "module path padding"))
+      return E;
+    Seen[Index] = true;
+    Segs[Index].Path = Bytes.str();
+  }
+  return Error::success();
+}
+
 Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
   StringRef Rest = Buffer.substr(Start);
   DataCursor HC(Rest, Start);
@@ -258,7 +308,7 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
     return E;
   if (P.NumDumps == 0) {
     P.Version = H.Version;
-    P.Segments = std::move(Segs);
+    P.Segments = Segs;
   } else {
     bool Same = Segs.size() == P.Segments.size();
     for (size_t I = 0; Same && I < Segs.size(); ++I)
@@ -284,6 +334,12 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
                 Start + H.StackOffset);
   if (Error E = parseStacks(KC, Stacks))
     return E;
+  if (Error E = parseModulePaths(KC, H.StackOffset, Segs))
+    return E;
+  // Segments are the same in every dump; the first path given is kept.
+  for (size_t I = 0; I < Segs.size(); ++I)
+    if (P.Segments[I].Path.empty())
+      P.Segments[I].Path = std::move(Segs[I].Path);
   for (auto &KV : Stacks) {
     auto [It, Inserted] = P.Stacks.try_emplace(KV.first, std::move(KV.second));
     if (!Inserted && It->second != KV.second)

@@ -280,6 +280,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   std::set<GUID> Functions;
   std::set<std::tuple<GUID, uint32_t, uint32_t, bool>> Frames;
   std::map<std::string, ModuleTotals> Modules;
+  std::set<GUID> GapFrames;
   uint32_t KnownUnion = 0;
   M.forEachContext([&](CallStackId Id, ArrayRef<Frame> Fs,
                        const MemInfoBlock &I, uint32_t Known) {
@@ -294,14 +295,25 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
       addTo(S.Hot, I);
     else
       addTo(S.NotCold, I);
+    bool HasGap = false;
     for (const Frame &F : Fs) {
+      if (M.gap(F.Function)) {
+        HasGap = true;
+        GapFrames.insert(F.Function);
+        continue;
+      }
       Functions.insert(F.Function);
       Frames.insert({F.Function, F.LineOffset, F.Column, F.IsInlineFrame});
     }
+    if (HasGap)
+      addTo(S.WithGaps, I);
     std::string Module;
-    if (!Fs.empty())
-      if (const FunctionNameInfo *N = Names.function(Fs.front().Function))
+    if (!Fs.empty()) {
+      if (const FrameGap *G = M.gap(Fs.front().Function))
+        Module = G->BuildId;
+      else if (const FunctionNameInfo *N = Names.function(Fs.front().Function))
         Module = buildIdToHex(N->BuildId);
+    }
     addTo(Modules[Module].Sites, I);
 
     bool Keep = Filters.empty();
@@ -317,6 +329,8 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   for (GUID G : Functions)
     S.NamedFunctions += Names.function(G) != nullptr;
   S.Frames = Frames.size();
+  S.GapFrames = GapFrames.size();
+  S.GapsShown = M.keepsGaps();
   for (const auto &F : Frames)
     S.FramesWithLocation +=
         Names.location(std::get<0>(F), std::get<1>(F)).known();
@@ -381,6 +395,11 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
       RF.LineOffset = F.LineOffset;
       RF.Column = F.Column;
       RF.IsInlineFrame = F.IsInlineFrame;
+      if (const FrameGap *G = M.gap(F.Function)) {
+        RF.Gap = *G;
+        RC.Frames.push_back(std::move(RF));
+        continue;
+      }
       if (const FunctionNameInfo *Fn = Names.function(F.Function)) {
         RF.Name = clean(Fn->DemangledName.empty() ? Fn->LinkageName
                                                   : Fn->DemangledName);
@@ -393,9 +412,13 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
       }
       RC.Frames.push_back(std::move(RF));
     }
-    if (!C.Frames.empty())
-      if (const FunctionNameInfo *Fn = Names.function(C.Frames.front().Function))
+    if (!C.Frames.empty()) {
+      if (const FrameGap *G = M.gap(C.Frames.front().Function))
+        RC.ModuleBuildId = G->BuildId;
+      else if (const FunctionNameInfo *Fn =
+                   Names.function(C.Frames.front().Function))
         RC.ModuleBuildId = buildIdToHex(Fn->BuildId);
+    }
     R.Contexts.push_back(std::move(RC));
   }
   R.HasMemProf = llvm::any_of(R.Inputs, [](const ReportInput &I) {
@@ -446,11 +469,32 @@ std::string allocations(uint64_t N) {
 std::string bytes(uint64_t N) { return n(N, "byte", "bytes"); }
 std::string addresses(uint64_t N) { return n(N, "address", "addresses"); }
 
+/// A gap: where the frame is, as far as the profile says.
+std::string gapWhere(const FrameGap &G) {
+  if (G.Reason == GapReason::OutsideSegments)
+    return "0x" + utohexstr(G.Offset, /*LowerCase=*/true);
+  std::string W = G.Path.empty() ? "module " + G.BuildId : G.Path;
+  if (G.BuildId.empty() && G.Path.empty())
+    W = "a module without build id";
+  return W + "+0x" + utohexstr(G.Offset, /*LowerCase=*/true);
+}
+
 std::string frameName(const ReportFrame &F) {
+  if (F.Gap)
+    return "?? " + (F.Gap->Symbol.empty() ? std::string()
+                                          : clean(F.Gap->Symbol) + " ") +
+           "at " + gapWhere(*F.Gap);
   return F.Name.empty() ? guidName(F.Function) : F.Name;
 }
 
 std::string frameWhere(const ReportFrame &F) {
+  if (F.Gap) {
+    std::string W = "(not symbolized: ";
+    W += gapReasonText(F.Gap->Reason);
+    if (!F.Gap->BuildId.empty() && !F.Gap->Path.empty())
+      W += "; build id " + F.Gap->BuildId;
+    return W + ")";
+  }
   if (F.File.empty())
     return "(no source location; line offset " + std::to_string(F.LineOffset) +
            ")";
@@ -663,11 +707,18 @@ void printReportText(const Report &R, raw_ostream &OS) {
       OS << "\n";
     }
   }
-  if (S.AnyRaw)
+  if (S.AnyRaw && !S.GapsShown)
     OS << "  not symbolized: " << contexts(S.DroppedContexts) << " ("
        << allocations(S.DroppedAllocations) << ", " << bytes(S.DroppedBytes)
        << ") lost every frame; " << addresses(S.UnsymbolizedPCs)
        << " not symbolized; " << S.RuntimeFramesDropped
+       << " profiler runtime frames dropped\n";
+  else if (S.AnyRaw)
+    OS << "  not symbolized: " << S.GapFrames
+       << " frames, shown in place (\?\?), in " << contexts(S.WithGaps.Contexts)
+       << " (" << allocations(S.WithGaps.Allocations) << ", "
+       << bytes(S.WithGaps.Bytes) << "); " << addresses(S.UnsymbolizedPCs)
+       << "; " << S.RuntimeFramesDropped
        << " profiler runtime frames dropped\n";
   if (!R.Options.FunctionFilters.empty())
     OS << "  selected     " << contexts(R.Selected.Contexts) << ", "
@@ -793,6 +844,18 @@ Node totals(const ClassTotals &T) {
       .add("contexts", Node::uint(T.Contexts))
       .add("allocations", Node::uint(T.Allocations))
       .add("bytes", Node::uint(T.Bytes));
+}
+
+Node gapNode(const FrameGap &G) {
+  const bool Outside = G.Reason == GapReason::OutsideSegments;
+  return Node::obj()
+      .add("reason", Node::str(gapReasonKey(G.Reason)))
+      .add("build_id", G.BuildId.empty() ? Node::null() : Node::str(G.BuildId))
+      .add("path", G.Path.empty() ? Node::null() : Node::str(clean(G.Path)))
+      .add("offset", Outside ? Node::null() : Node::uint(G.Offset))
+      .add("address", Outside ? Node::uint(G.Offset) : Node::null())
+      .add("symbol", G.Symbol.empty() ? Node::null()
+                                      : Node::str(clean(G.Symbol)));
 }
 
 Node counterSummary(const InstrProfSummary &S) {
@@ -931,9 +994,17 @@ Node reportTree(const Report &R) {
       .add("modules", std::move(Modules))
       .add("unsymbolized",
            S.AnyRaw ? Node::obj()
-                          .add("contexts", Node::uint(S.DroppedContexts))
-                          .add("allocations", Node::uint(S.DroppedAllocations))
-                          .add("bytes", Node::uint(S.DroppedBytes))
+                          .add("gaps_shown", Node::boolean(S.GapsShown))
+                          .add("gap_frames", Node::uint(S.GapFrames))
+                          .add("contexts",
+                               Node::uint(S.GapsShown ? S.WithGaps.Contexts
+                                                      : S.DroppedContexts))
+                          .add("allocations",
+                               Node::uint(S.GapsShown ? S.WithGaps.Allocations
+                                                      : S.DroppedAllocations))
+                          .add("bytes", Node::uint(S.GapsShown
+                                                       ? S.WithGaps.Bytes
+                                                       : S.DroppedBytes))
                           .add("addresses", Node::uint(S.UnsymbolizedPCs))
                           .add("runtime_frames",
                                Node::uint(S.RuntimeFramesDropped))
@@ -983,7 +1054,8 @@ Node reportTree(const Report &R) {
               .add("line", F.File.empty() ? Node::null() : Node::uint(F.Line))
               .add("column", Node::uint(F.Column))
               .add("line_offset", Node::uint(F.LineOffset))
-              .add("inline", Node::boolean(F.IsInlineFrame)));
+              .add("inline", Node::boolean(F.IsInlineFrame))
+              .add("gap", F.Gap ? gapNode(*F.Gap) : Node::null()));
     Contexts.push(
         Node::obj()
             .add("rank", Node::uint(++Rank))
@@ -1189,19 +1261,40 @@ Expected<std::unique_ptr<ReportLoader>>
 ReportLoader::create(const std::vector<std::string> &ProfiledBinaries,
                      const std::vector<std::string> &DebugDirs,
                      bool IgnoreNames, std::vector<std::string> SystemDirs) {
-  std::unique_ptr<ReportLoader> L(new ReportLoader());
   auto Loc = ElfBinaryLocator::create(ProfiledBinaries, DebugDirs);
   if (!Loc)
     return Loc.takeError();
+  if (SystemDirs.empty()) // nor files there that the profiles name
+    (*Loc)->excludeRecordedPathsUnder(ElfBinaryLocator::systemDirs());
   (*Loc)->searchSystemDirs(std::move(SystemDirs));
-  L->Locator = std::move(*Loc);
+  return make(std::move(*Loc), ProfiledBinaries, IgnoreNames);
+}
+
+Expected<std::unique_ptr<ReportLoader>>
+ReportLoader::create(const ModuleSearch &S, bool IgnoreNames) {
+  auto Loc = ElfBinaryLocator::create(S);
+  if (!Loc)
+    return Loc.takeError();
+  return make(std::move(*Loc), S.ProfiledBinaries, IgnoreNames);
+}
+
+std::unique_ptr<ReportLoader>
+ReportLoader::make(std::unique_ptr<ElfBinaryLocator> Locator,
+                   const std::vector<std::string> &ProfiledBinaries,
+                   bool IgnoreNames) {
+  std::unique_ptr<ReportLoader> L(new ReportLoader());
+  L->Locator = std::move(Locator);
   L->Binaries = ProfiledBinaries;
   L->IgnoreNames = IgnoreNames;
   L->Merger = std::make_unique<ProfileMerger>(L->Locator.get());
-  return std::move(L);
+  L->Merger->keepGaps(); // a report shows what could not be symbolized
+  return L;
 }
 
 ReportLoader::~ReportLoader() = default;
+
+void ReportLoader::keepGaps(bool On) { Merger->keepGaps(On); }
+
 
 Error ReportLoader::add(StringRef Path, StringRef Data) {
   ReportInput In;

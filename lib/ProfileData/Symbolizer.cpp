@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Symbolizer.h"
+#include "memprof/ProfileData/Debuginfod.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "llvm/ADT/STLExtras.h"
@@ -968,7 +969,28 @@ struct ElfBinaryLocator::Impl {
   StringSet<> Tried; // (path, build id) pairs already opened
   std::vector<std::string> ProfiledOrder; // build ids, as given
   std::vector<std::pair<std::string, std::string>> ProfiledPaths; // all given
+  /// Raw build id -> where profiled processes loaded it from, in the order
+  /// first given.
+  std::map<std::string, std::vector<std::string>> Recorded;
+  std::vector<std::string> ExcludedDirs; // real paths
+  std::unique_ptr<DebuginfodClient> Debuginfod;
+  std::vector<std::string> DebuginfodMissing; // hex, no server had them
+  std::string DebuginfodFailure; // why fetching stopped; empty if it did not
 
+  /// Whether \p Path lies in or under one of ExcludedDirs (by real path).
+  bool excluded(StringRef Path) const {
+    if (ExcludedDirs.empty())
+      return false;
+    SmallString<256> Real;
+    if (sys::fs::real_path(sys::path::parent_path(Path), Real))
+      return false; // no such directory: nothing there to use either way
+    for (const std::string &D : ExcludedDirs)
+      if (Real == D ||
+          (StringRef(Real).starts_with(D) && Real.size() > D.size() &&
+           (D.back() == '/' || Real[D.size()] == '/')))
+        return true;
+    return false;
+  }
   /// Registers a profiled binary; fails on a repeated build id.
   Error addProfiled(Expected<std::unique_ptr<ElfModule>> MOr);
 
@@ -1134,6 +1156,20 @@ ElfBinaryLocator::create(std::vector<std::unique_ptr<MemoryBuffer>> Binaries,
   return std::move(L);
 }
 
+Expected<std::unique_ptr<ElfBinaryLocator>>
+ElfBinaryLocator::create(const ModuleSearch &S) {
+  auto L = create(S.ProfiledBinaries, S.DebugDirs);
+  if (!L)
+    return L.takeError();
+  if (!S.NoSystemDirs)
+    (*L)->searchSystemDirs(systemDirs());
+  else
+    (*L)->excludeRecordedPathsUnder(systemDirs());
+  if (!S.NoDebuginfod)
+    (*L)->useDebuginfod(DebuginfodClient::fromEnvironment());
+  return L;
+}
+
 std::vector<std::string> ElfBinaryLocator::systemDirs() {
   // Debian's detached debug files by build id, then the dynamic linker's
   // default directories (merged /usr makes some of them one).
@@ -1210,6 +1246,34 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   if (BuildId.size() < 2)
     return Finish(nullptr);
   std::string Hex = buildIdToHex(BuildId);
+  // The file the profiled process loaded, if it is still that build.
+  auto RecIt = P->Recorded.find(Key);
+  if (RecIt != P->Recorded.end())
+    for (const std::string &Path : RecIt->second) {
+      if (P->excluded(Path) || !P->Tried.insert(Path + '\0' + Key).second)
+        continue;
+      Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, &P->Notes);
+      if (!MOr) {
+        std::string Msg;
+        handleAllErrors(
+            MOr.takeError(), [&](const MemProfError &E) { Msg = E.detail(); },
+            [&](const ErrorInfoBase &E) { Msg = Path + ": " + E.message(); });
+        P->Notes.push_back("cannot use " + Msg + " (the profiled process "
+                           "loaded module " + Hex + " from there)");
+        continue;
+      }
+      if ((*MOr)->buildId() != BuildId) {
+        P->Notes.push_back(
+            "refused " + Path + ": the profiled process loaded module " + Hex +
+            " from there, but the file now has build id " +
+            buildIdToHex((*MOr)->buildId()) +
+            " (rebuilt or replaced after the run); give the binary that ran "
+            "with --profiled-binary");
+        continue;
+      }
+      if (ModuleSymbolizer *M = Consider(std::move(*MOr)))
+        return Finish(M);
+    }
   // A group of directories: a file by build-id layout, else each
   // directory's ELF files (scanned once, on the first module still missing,
   // to \p MaxDepth).
@@ -1236,12 +1300,102 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   };
   if (ModuleSymbolizer *M = Search(P->SearchDirs, P->Scanned, MaxScanDepth))
     return Finish(M);
-  // The system's directories last, their own files only.
-  return Finish(Search(P->SystemDirs, P->SystemScanned, /*MaxDepth=*/0));
+  // The system's directories, their own files only.
+  if (ModuleSymbolizer *M =
+          Search(P->SystemDirs, P->SystemScanned, /*MaxDepth=*/0))
+    return Finish(M);
+  // Last, debuginfod: the executable, unless one was found here, then its
+  // debug file when what was found has no DWARF. After a server failed,
+  // only the cache is looked at.
+  if (!P->Debuginfod)
+    return Finish(nullptr);
+  const bool CacheOnly = !P->DebuginfodFailure.empty();
+  bool Missing = true;
+  for (DebuginfodClient::Kind K :
+       {DebuginfodClient::Kind::Executable, DebuginfodClient::Kind::DebugInfo}) {
+    if (K == DebuginfodClient::Kind::Executable && Fallback)
+      continue;
+    Expected<std::string> Path = P->Debuginfod->fetch(BuildId, K, CacheOnly);
+    if (!Path) {
+      bool NotFound = false;
+      std::string Msg;
+      handleAllErrors(
+          Path.takeError(),
+          [&](const MemProfError &E) {
+            NotFound = E.code() == ErrorCode::NotFound;
+            Msg = E.detail();
+          },
+          [&](const ErrorInfoBase &E) { Msg = E.message(); });
+      if (!NotFound) {
+        // A server that cannot be asked is not asked again: one timeout.
+        P->DebuginfodFailure = Msg;
+        break;
+      }
+      continue;
+    }
+    const size_t NotesBefore = P->Notes.size();
+    std::unique_ptr<ElfModule> M = P->tryCandidate(*Path, BuildId);
+    if (!M) {
+      // Not the module (a wrong or damaged file): said with its reason, and
+      // taken out of the cache so that a mended server is asked again.
+      std::string Why = P->Notes.size() > NotesBefore ? P->Notes.back() : "";
+      if (P->Notes.size() > NotesBefore)
+        P->Notes.pop_back();
+      std::error_code EC = sys::fs::remove(*Path);
+      P->Notes.push_back("refused the " +
+                         debuginfodKindName(K).str() + " debuginfod sent for "
+                         "build id " + Hex + " (" + Why + ")" +
+                         (EC ? "" : "; removed from the cache"));
+      continue;
+    }
+    Missing = false;
+    if (ModuleSymbolizer *Sym = Consider(std::move(M)))
+      return Finish(Sym);
+  }
+  if (Missing && !Fallback && !CacheOnly && P->DebuginfodFailure.empty())
+    P->DebuginfodMissing.push_back(Hex);
+  return Finish(nullptr);
 }
 
-const std::vector<std::string> &ElfBinaryLocator::notes() const {
-  return P->Notes;
+void ElfBinaryLocator::excludeRecordedPathsUnder(
+    std::vector<std::string> Dirs) {
+  for (const std::string &D : Dirs) {
+    SmallString<256> Real;
+    if (!sys::fs::real_path(D, Real))
+      P->ExcludedDirs.push_back(std::string(Real));
+  }
+}
+
+void ElfBinaryLocator::addModulePath(StringRef BuildId, StringRef Path) {
+  if (BuildId.empty() || Path.empty())
+    return;
+  std::vector<std::string> &Paths = P->Recorded[BuildId.str()];
+  if (llvm::is_contained(Paths, Path))
+    return;
+  Paths.push_back(Path.str());
+  auto It = P->Found.find(BuildId.str());
+  if (It != P->Found.end() && !It->second)
+    P->Found.erase(It);
+}
+
+void ElfBinaryLocator::useDebuginfod(std::unique_ptr<DebuginfodClient> C) {
+  P->Debuginfod = std::move(C);
+}
+
+std::vector<std::string> ElfBinaryLocator::notes() const {
+  std::vector<std::string> N = P->Notes;
+  if (!P->Debuginfod)
+    return N;
+  std::string Servers = join(P->Debuginfod->urls(), " ");
+  if (!P->DebuginfodMissing.empty())
+    N.push_back("debuginfod (" + Servers + ") has no file for build ids " +
+                join(P->DebuginfodMissing, ", "));
+  if (!P->DebuginfodFailure.empty())
+    N.push_back("debuginfod: stopped asking after a server failed (" +
+                P->DebuginfodFailure +
+                "); modules still missing were not fetched (DEBUGINFOD_TIMEOUT "
+                "bounds the wait; --no-debuginfod skips it)");
+  return N;
 }
 
 Error addBinaryNames(StringRef Path, ProfileNames &Names,

@@ -1,6 +1,8 @@
 //===- ToolCommon.cpp - Diagnostics, inputs and atomic output --------------===//
 #include "ToolCommon.h"
+#include "memprof/ProfileData/Bundle.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/Support/FileSystem.h"
 #include <CLI/CLI.hpp>
 #include "llvm/Support/Path.h"
@@ -122,6 +124,43 @@ std::string versionText() {
      << indexed::MemProfVersionDefault
      << "), memprof's names extension after LLVM's bytes";
   return S;
+}
+
+void addModuleSearchOptions(CLI::App &App, ModuleSearch &S) {
+  App.add_option("--profiled-binary", S.ProfiledBinaries,
+                 "A binary of the profiled process (main program or shared "
+                 "library, or its debug file), found by its build id; "
+                 "repeatable")
+      ->allow_extra_args(false)
+      ->type_name("FILE");
+  App.add_option("--debug-dir", S.DebugDirs,
+                 "A directory searched for binaries and debug files by build id "
+                 "(.build-id/ab/cdef....debug or any ELF file inside); repeatable")
+      ->allow_extra_args(false)
+      ->type_name("DIR");
+  App.add_flag("--no-system-dirs", S.NoSystemDirs,
+               "Do not search the system's library directories "
+               "(/usr/lib/debug, /lib/x86_64-linux-gnu, ...) for modules "
+               "nothing else provides, nor use the recorded paths inside them "
+               "(searched by default: libc and libstdc++ frames are named "
+               "when the profile was made on this machine)");
+  App.add_flag("--no-debuginfod", S.NoDebuginfod,
+               "Do not fetch missing modules from the debuginfod servers in "
+               "DEBUGINFOD_URLS (asked last, when the variable is set; "
+               "cached in DEBUGINFOD_CACHE_PATH, each request bounded by "
+               "DEBUGINFOD_TIMEOUT seconds)");
+}
+
+void addBundles(const std::vector<std::string> &Bundles,
+                std::vector<std::string> &Profiles, ModuleSearch &S) {
+  for (const std::string &B : Bundles) {
+    Expected<BundleManifest> M = readBundle(B);
+    if (!M)
+      fatal(B, M.takeError());
+    Profiles.insert(Profiles.end(), M->Profiles.begin(), M->Profiles.end());
+    for (const BundleModule &Mod : M->Modules)
+      S.ProfiledBinaries.push_back(Mod.File);
+  }
 }
 
 bool parseCommandLine(CLI::App &App, int argc, char **argv) {

@@ -15,7 +15,17 @@ class App;
 } // namespace CLI
 
 namespace memprof {
+struct ModuleSearch;
 namespace tool {
+
+/// The options that say where the modules of raw profiles are found
+/// (--profiled-binary, --debug-dir, --no-system-dirs, --no-debuginfod), the
+/// same in every tool that symbolizes (docs/memprof-merge.md#symbolization).
+void addModuleSearchOptions(CLI::App &App, ModuleSearch &S);
+/// --bundle: adds each bundle's profiles to \p Profiles and its modules'
+/// files to \p S's profiled binaries; a bad bundle is fatal.
+void addBundles(const std::vector<std::string> &Bundles,
+                std::vector<std::string> &Profiles, ModuleSearch &S);
 
 /// Parses the command line. A usage error prints "<tool>: error: ... (see
 /// --help)" and exits 1; --help prints the help and returns false (the tool

@@ -210,15 +210,17 @@ int main(int argc, char **argv) {
       "-fprofile-generate or -fprofile-instr-generate, raw v8-v10) and indexed\n"
       "profiles into one indexed profile for clang's -fprofile-use and\n"
       "-fmemory-profile-use, and llvm-profdata 22.\n\n"
-      "Every module of the profiled process is symbolized through its build id:\n"
-      "give the main program and its shared libraries with --profiled-binary,\n"
-      "or directories to search with --debug-dir.",
+      "Every module of the profiled process is symbolized through its build id,\n"
+      "from the file memprof's runtime recorded it was loaded from (on the\n"
+      "machine that ran the program), --profiled-binary files, --debug-dir\n"
+      "directories and the system's library directories.",
       "memprof-merge"};
-  std::vector<std::string> Inputs, Binaries, DebugDirs, ListFiles, WeightedArgs;
+  std::vector<std::string> Inputs, ListFiles, WeightedArgs, Bundles;
+  ModuleSearch Search;
   std::string Output, FailureMode = "any";
   unsigned Threads = 0, MemProfVersion = 3;
   bool FullSchema = false, Quiet = false, NoNames = false,
-       KeepVTableSymbols = false, NoSystemDirs = false;
+       KeepVTableSymbols = false;
   App.add_option("inputs", Inputs,
                  "Raw MemProf (.memprofraw), raw PGO counter (.profraw) or "
                  "indexed (.profdata) profiles");
@@ -230,22 +232,13 @@ int main(int argc, char **argv) {
       ->type_name("W,FILE");
   App.add_option("-o,--output", Output,
                  "Output indexed profile (required)");
-  App.add_option("--profiled-binary", Binaries,
-                 "A binary of the profiled process (main program or shared "
-                 "library); repeat for each module")
-      ->allow_extra_args(false)
-      ->type_name("FILE");
-  App.add_option("--debug-dir", DebugDirs,
-                 "A directory searched for binaries and debug files by build id "
-                 "(.build-id/ab/cdef....debug or any ELF file inside); repeatable")
+  tool::addModuleSearchOptions(App, Search);
+  App.add_option("--bundle", Bundles,
+                 "A directory memprof-bundle wrote: its profiles are inputs "
+                 "(weight 1) and its modules' files symbolize them, from any "
+                 "directory; repeatable")
       ->allow_extra_args(false)
       ->type_name("DIR");
-  App.add_flag("--no-system-dirs", NoSystemDirs,
-               "Do not search the system's library directories "
-               "(/usr/lib/debug, /lib/x86_64-linux-gnu, ...) for the modules "
-               "of raw inputs that no --profiled-binary or --debug-dir "
-               "provides (they are searched by default: libc and libstdc++ "
-               "frames are named when the profile was made on this machine)");
   App.add_option("-f,--input-files", ListFiles,
                  "A file listing inputs, one per line: FILE or W,FILE ('#' "
                  "comments)")
@@ -317,9 +310,11 @@ int main(int argc, char **argv) {
   for (const std::string &L : ListFiles)
     if (Error E = tool::readInputList(L, Inputs, Weights))
       tool::fatal(L, std::move(E));
+  tool::addBundles(Bundles, Inputs, Search);
+  Weights.resize(Inputs.size(), 1); // a bundle's profiles count once
   if (Inputs.empty())
-    tool::fatal("", "no input files; give profiles, --weighted-input or "
-                    "--input-files (see --help)");
+    tool::fatal("", "no input files; give profiles, --weighted-input, "
+                    "--input-files or --bundle (see --help)");
   if (Output.empty())
     tool::fatal("", "no output file; give -o FILE (see --help)");
   tool::refuseOutputOverInputs(Inputs, Output);
@@ -334,12 +329,10 @@ int main(int argc, char **argv) {
   }
   std::unique_ptr<ElfBinaryLocator> Locator;
   if (AnyRaw) {
-    auto L = ElfBinaryLocator::create(Binaries, DebugDirs);
+    auto L = ElfBinaryLocator::create(Search);
     if (!L)
       tool::fatal("", L.takeError());
     Locator = std::move(*L);
-    if (!NoSystemDirs)
-      Locator->searchSystemDirs(ElfBinaryLocator::systemDirs());
   }
 
   // Inputs are read and parsed in parallel in bounded batches, then merged
@@ -414,20 +407,39 @@ int main(int argc, char **argv) {
     }
     Progressed.update(End, BytesRead);
   }
+  // What the search for binaries met (files refused, debuginfod), also
+  // when the merge fails: it may be why.
+  if (Locator)
+    for (const std::string &N : Locator->notes())
+      tool::warning("", N);
   if (Bad && FailureMode == "any")
     return 1;
   if (Used == 0)
     tool::fatal("", "every input is bad; nothing to merge");
 
-  if (Locator)
-    for (const std::string &N : Locator->notes())
-      tool::warning("", N);
   const MergeStats &St = Merger.stats();
-  for (const auto &[Hex, U] : St.Unsymbolized)
-    tool::warning("", Twine(U.PCs) + " addresses not symbolized in " +
-                          (Hex.empty() ? std::string("a module without build id")
-                                       : "module " + Hex) +
-                          ": " + U.Reason);
+  bool SaidHow = false;
+  for (const auto &[Hex, U] : St.Unsymbolized) {
+    std::string Where = "module " + Hex;
+    auto RP = St.RecordedPaths.find(Hex);
+    if (RP != St.RecordedPaths.end())
+      Where += " (" + RP->second + " in the profiled process)";
+    if (Hex.empty())
+      Where = "a module without build id";
+    std::string How;
+    if (!Hex.empty() && St.Modules.count(Hex) && St.Modules.at(Hex).empty() &&
+        !SaidHow) {
+      // Said once: how to supply the modules no binary was found for.
+      How = "; give its binary (the file that ran, or its debug file) with "
+            "--profiled-binary FILE, or a directory holding it with "
+            "--debug-dir DIR, or serve it from a debuginfod server named in "
+            "DEBUGINFOD_URLS; on the machine that ran the program, "
+            "memprof-bundle collects every module for --bundle";
+      SaidHow = true;
+    }
+    tool::warning("", Twine(U.PCs) + " addresses not symbolized in " + Where +
+                          ": " + U.Reason + How);
+  }
   for (const std::string &W : Merger.symbolizationWarnings())
     tool::warning("", W);
   if (St.OutsideSegmentPCs)

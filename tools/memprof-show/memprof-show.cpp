@@ -22,17 +22,18 @@ int main(int argc, char **argv) {
                "functions' counters and value sites). Indexed profiles\n"
                "(memprof-merge's, named by their names extension; llvm-profdata's,\n"
                "named from --profiled-binary), raw MemProf profiles (symbolized\n"
-               "with --profiled-binary/--debug-dir), .profraw and .proftext files.\n"
+               "from the files the runtime recorded, --profiled-binary and\n"
+               "--debug-dir), .profraw and .proftext files.\n"
                "Several inputs are merged as memprof-merge merges them.",
                "memprof-show"};
-  std::vector<std::string> Inputs, Binaries, DebugDirs, Functions;
+  std::vector<std::string> Inputs, Functions, Bundles;
+  ModuleSearch Search;
   std::string Sort = "bytes", Format = "text", Output;
   size_t Top = 10, TopFunctions = 10;
-  bool Reverse = false, NoNames = false, NoSystemDirs = false;
+  bool Reverse = false, NoNames = false, NoGaps = false;
   App.add_option("inputs", Inputs,
                  "Raw or indexed profiles, MemProf or PGO counters or both, "
-                 "or LLVM's counters text")
-      ->required();
+                 "or LLVM's counters text");
   App.add_option("--top-contexts,-n", Top, "How many contexts to list")
       ->capture_default_str();
   App.add_option("--top-functions", TopFunctions,
@@ -56,35 +57,34 @@ int main(int argc, char **argv) {
   App.add_option("--format", Format, "Output format")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();
-  App.add_option("--profiled-binary", Binaries,
-                 "A binary of the profiled process: symbolizes raw inputs and "
-                 "names indexed inputs without a names extension; repeatable")
-      ->type_name("FILE");
-  App.add_option("--debug-dir", DebugDirs,
-                 "A directory searched by build id for raw inputs' binaries; "
-                 "repeatable")
+  tool::addModuleSearchOptions(App, Search);
+  App.add_option("--bundle", Bundles,
+                 "A directory memprof-bundle wrote: its profiles are inputs "
+                 "and its modules' files symbolize them; repeatable")
       ->type_name("DIR");
   App.add_option("-o,--output", Output,
                  "Write the report to this file (replaced whole, or left as "
                  "it was on error) instead of standard output")
       ->type_name("FILE");
-  App.add_flag("--no-system-dirs", NoSystemDirs,
-               "Do not search the system's library directories "
-               "(/usr/lib/debug, /lib/x86_64-linux-gnu, ...) for the modules "
-               "of raw inputs that no --profiled-binary or --debug-dir "
-               "provides");
   App.add_flag("--no-names", NoNames,
                "Ignore the names extension of indexed inputs");
+  App.add_flag("--no-gaps", NoGaps,
+               "Drop the frames of raw inputs that cannot be symbolized, and "
+               "the contexts left with none, as memprof-merge does (by "
+               "default each is shown in its place, as ?? with its module, "
+               "offset and why)");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
 
+  tool::addBundles(Bundles, Inputs, Search);
+  if (Inputs.empty())
+    tool::fatal("", "no input files; give profiles or --bundle (see --help)");
   tool::refuseOutputOverInputs(Inputs, Output);
 
-  auto L = ReportLoader::create(
-      Binaries, DebugDirs, NoNames,
-      NoSystemDirs ? std::vector<std::string>() : ElfBinaryLocator::systemDirs());
+  auto L = ReportLoader::create(Search, NoNames);
   if (!L)
     tool::fatal("", L.takeError());
+  (*L)->keepGaps(!NoGaps);
   for (const std::string &Path : Inputs) {
     auto Buf = tool::readInput(Path);
     if (!Buf)

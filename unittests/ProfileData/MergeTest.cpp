@@ -2,6 +2,7 @@
 #include "RawBuilder.h"
 #include "memprof/ProfileData/Merge.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "gtest/gtest.h"
 #include <map>
 
@@ -314,6 +315,75 @@ TEST(Merge, UnsymbolizableContextsAreCountedAndAllLostIsAnError) {
   EXPECT_NE(Msg.find("no binary was found for build ids 6d61696e"),
             std::string::npos)
       << Msg;
+}
+
+// keepGaps: every frame that cannot be symbolized stays in its place, under
+// a GUID of its module and address, with why; runtime frames still go; a
+// context cut where its walk left the code keeps a gap for that address and
+// nothing after it; no context is dropped and an input whose every frame is
+// a gap is no error.
+TEST(Merge, GapsStayInPlace) {
+  Fixture F;
+  PCSymbols NoDebug;
+  NoDebug.Status = PCSymbols::NoDebugInfo;
+  NoDebug.Frames.push_back({{77, 0, 0, false}, "_start", "", 0, ""});
+  F.Mod.Table[0x80] = NoDebug;
+  RawBuilder B;
+  B.Segs.push_back({0x1000, 0x2000, 0x1000, "main"});
+  B.Segs.push_back({0x5000, 0x6000, 0x4000, "lib", "/opt/lib/libq.so"});
+  B.MIBs.push_back({1, mib(2, 8), {}});
+  B.Stacks.push_back({1, {0x1010, 0x1020, 0x5123, 0x1999, 0x1080, 0x1040}});
+  B.MIBs.push_back({2, mib(3, 8), {}});
+  B.Stacks.push_back({2, {0x5200}});          // wholly in the missing module
+  B.MIBs.push_back({3, mib(5, 8), {}});
+  B.Stacks.push_back({3, {0x1020, 0x9000, 0x1040}}); // cut at 0x9000
+  auto P = readRawProfile(B.build());
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+
+  ProfileMerger M(&F.Loc);
+  M.keepGaps();
+  ASSERT_FALSE(bool(M.addRaw(*P)));
+  EXPECT_EQ(M.stats().DroppedContexts, 0u);
+  EXPECT_EQ(M.stats().ContextsCut, 1u);
+  std::map<uint64_t, std::vector<std::string>> Got; // by AllocCount
+  M.forEachContext([&](CallStackId, llvm::ArrayRef<Frame> Fs,
+                       const MemInfoBlock &I, uint32_t) {
+    std::vector<std::string> Desc;
+    for (const Frame &Fr : Fs) {
+      if (const FrameGap *G = M.gap(Fr.Function))
+        Desc.push_back(std::string(gapReasonKey(G->Reason)) + " " +
+                       G->BuildId + " " + G->Path + " " +
+                       llvm::utohexstr(G->Offset) + " " + G->Symbol);
+      else
+        Desc.push_back(std::to_string(Fr.Function));
+    }
+    Got[I.AllocCount] = Desc;
+  });
+  std::vector<std::string> Want1 = {
+      std::to_string(AllocA), "no-binary 6c6962 /opt/lib/libq.so 1123 ",
+      "not-in-binary 6d61696e fake 999 ", "no-debug-info 6d61696e fake 80 _start",
+      std::to_string(Main)};
+  EXPECT_EQ(Got[2], Want1);
+  std::vector<std::string> Want2 = {"no-binary 6c6962 /opt/lib/libq.so 1200 "};
+  EXPECT_EQ(Got[3], Want2);
+  std::vector<std::string> Want3 = {std::to_string(AllocA),
+                                    "outside-segments   9000 "};
+  EXPECT_EQ(Got[5], Want3);
+  EXPECT_EQ(M.gaps().size(), 5u);
+
+  // Without keepGaps, as before: the gaps are dropped, the second context
+  // with them, and the cut context ends before the address.
+  ProfileMerger N(&F.Loc);
+  ASSERT_FALSE(bool(N.addRaw(*P)));
+  EXPECT_EQ(N.stats().DroppedContexts, 1u);
+  EXPECT_TRUE(N.gaps().empty());
+  // One address of one module is one gap frame, in every input.
+  ProfileMerger Twice(&F.Loc);
+  Twice.keepGaps();
+  ASSERT_FALSE(bool(Twice.addRaw(*P)));
+  ASSERT_FALSE(bool(Twice.addRaw(*P)));
+  EXPECT_EQ(Twice.gaps().size(), 5u);
+  EXPECT_EQ(Twice.numContexts(), 3u);
 }
 
 // A block LLVM's default thresholds call cold (long-lived, never touched)

@@ -19,6 +19,8 @@ namespace test {
 struct RawSeg {
   uint64_t Start, End, Offset;
   std::string BuildId;
+  /// Written to the module-paths extension when not empty.
+  std::string Path = {};
 };
 struct RawEntry {
   uint64_t StackId;
@@ -70,6 +72,25 @@ public:
         put(Stk, PC);
     }
     pad(Stk);
+    // memprof's module paths: magic "MPMODPTH", count, then per segment
+    // with a path its index, size and bytes, each padded to 8.
+    std::string Paths;
+    uint64_t NumPaths = 0;
+    for (size_t I = 0; I < Segs.size(); ++I) {
+      if (Segs[I].Path.empty())
+        continue;
+      ++NumPaths;
+      put(Paths, I);
+      put(Paths, Segs[I].Path.size());
+      Paths += Segs[I].Path;
+      pad(Paths);
+    }
+    if (NumPaths) {
+      std::string Head;
+      Head += "MPMODPTH";
+      put(Head, NumPaths);
+      Stk += Head + Paths;
+    }
     std::string H;
     uint64_t SegOff = 48, MibOff = SegOff + Seg.size(),
              StkOff = MibOff + Mib.size(), Total = StkOff + Stk.size();

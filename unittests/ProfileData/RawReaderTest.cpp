@@ -157,4 +157,110 @@ TEST(RawReader, RandomCorruptionNeverCrashes) {
   EXPECT_GT(Accepted, 0u);
 }
 
+// memprof's module paths after the stack section
+// (docs/runtime.md#module-paths-in-the-raw-profile), from the test's own
+// builder: read per segment, kept across dumps, and skipped by the layout
+// LLVM reads (the sections stay where the header says).
+RawBuilder withPaths() {
+  RawBuilder B = sample();
+  B.Segs[0].Path = "/usr/bin/prog";
+  B.Segs[1].Path = "/opt/lib/libx.so.1"; // 18 bytes: padded to 24
+  return B;
+}
+
+TEST(RawReader, ModulePaths) {
+  auto P = readRawProfile(withPaths().build(5));
+  ASSERT_TRUE(bool(P)) << errorText(P.takeError());
+  ASSERT_EQ(P->Segments.size(), 2u);
+  EXPECT_EQ(P->Segments[0].Path, "/usr/bin/prog");
+  EXPECT_EQ(P->Segments[1].Path, "/opt/lib/libx.so.1");
+  EXPECT_EQ(P->MIBs.size(), 2u);
+  // A path for one segment only; none at all (clang's runtime).
+  RawBuilder One = sample();
+  One.Segs[1].Path = "/l.so";
+  auto Q = readRawProfile(One.build(5));
+  ASSERT_TRUE(bool(Q)) << errorText(Q.takeError());
+  EXPECT_EQ(Q->Segments[0].Path, "");
+  EXPECT_EQ(Q->Segments[1].Path, "/l.so");
+  auto R = readRawProfile(sample().build(5));
+  ASSERT_TRUE(bool(R));
+  EXPECT_EQ(R->Segments[1].Path, "");
+  // A later dump without paths keeps the first's; one with them fills in
+  // what the first lacked.
+  auto S = readRawProfile(sample().build(5) + withPaths().build(5));
+  ASSERT_TRUE(bool(S)) << errorText(S.takeError());
+  EXPECT_EQ(S->Segments[0].Path, "/usr/bin/prog");
+  // Bytes after the stacks that are not the extension are skipped, as
+  // LLVM's reader skips them.
+  std::string Plain = sample().build(5);
+  std::string Extra = Plain + std::string("OTHERXXX") + std::string(8, '\1');
+  RawBuilder::put(Extra, 0); // keep TotalSize consistent below
+  uint64_t Total = Extra.size();
+  for (int I = 0; I < 8; ++I)
+    Extra[16 + I] = char(Total >> (8 * I));
+  auto T = readRawProfile(Extra);
+  ASSERT_TRUE(bool(T)) << errorText(T.takeError());
+  EXPECT_EQ(T->Segments[0].Path, "");
+}
+
+TEST(RawReader, HostileModulePaths) {
+  const std::string Good = withPaths().build(5);
+  const size_t At = Good.find("MPMODPTH");
+  ASSERT_NE(At, std::string::npos);
+  auto Put = [](std::string &S, size_t Off, uint64_t V) {
+    for (int I = 0; I < 8; ++I)
+      S[Off + I] = char(V >> (8 * I));
+  };
+  auto Error = [](const std::string &Bytes) {
+    auto P = readRawProfile(Bytes);
+    if (P)
+      return std::string("accepted");
+    return errorText(P.takeError());
+  };
+  // Entries start at At + 16: index, size, bytes.
+  std::string S = Good;
+  Put(S, At + 16, 2);
+  EXPECT_NE(Error(S).find("is for segment 2, but the dump has 2 segments"),
+            std::string::npos)
+      << Error(S);
+  S = Good;
+  Put(S, At + 16 + 16 + 16, 0); // the second entry names segment 0 again
+  EXPECT_NE(Error(S).find("segment 0 has two module paths"), std::string::npos)
+      << Error(S);
+  S = Good;
+  Put(S, At + 24, 0);
+  EXPECT_NE(Error(S).find("has size 0"), std::string::npos) << Error(S);
+  S = Good;
+  Put(S, At + 24, 4097);
+  EXPECT_NE(Error(S).find("has size 4097"), std::string::npos) << Error(S);
+  S = Good;
+  Put(S, At + 24, uint64_t(1) << 62); // no allocation sized by it
+  EXPECT_NE(Error(S).find("has size"), std::string::npos) << Error(S);
+  S = Good;
+  S[At + 32 + 4] = '\0';
+  EXPECT_NE(Error(S).find("holds a NUL byte"), std::string::npos) << Error(S);
+  S = Good;
+  Put(S, At + 8, uint64_t(1) << 60); // count far beyond the bytes left
+  EXPECT_NE(Error(S).find("module path count"), std::string::npos) << Error(S);
+  S = Good;
+  Put(S, At + 8, 3); // one entry more than there are
+  EXPECT_NE(Error(S), "accepted");
+  // Every prefix of the extension, with TotalSize cut to match: too short
+  // for the magic and count, it is not there (as for LLVM); from the count
+  // on, a cut is an error.
+  for (size_t L = At; L < Good.size(); ++L) {
+    std::string Cut = Good.substr(0, L);
+    Put(Cut, 16, L);
+    auto P = readRawProfile(Cut);
+    if (L < At + 16) {
+      ASSERT_TRUE(bool(P)) << L << ": " << errorText(P.takeError());
+      EXPECT_EQ(P->Segments[0].Path, "") << L;
+    } else {
+      EXPECT_FALSE(bool(P)) << L;
+      if (!P)
+        llvm::consumeError(P.takeError());
+    }
+  }
+}
+
 } // namespace

@@ -65,7 +65,7 @@ struct FakeTable {
     for (const rt::MIBInfo &M : MIBs)
       HistogramEntries += M.Block->AccessHistogramSize;
     rt::RawProfileLayout L = rt::computeRawProfileLayout(
-        1, MIBs.size(), Stacks.data(), Stacks.size(), HistogramEntries);
+        &Seg, 1, MIBs.size(), Stacks.data(), Stacks.size(), HistogramEntries);
     std::vector<uint8_t> Out(L.TotalSize, 0xAA); // padding must become 0
     rt::writeRawProfile(Out.data(), L, &Seg, 1, MIBs.data(), MIBs.size(),
                         Stacks.data(), Stacks.size());
@@ -164,7 +164,7 @@ TEST(RawProfileWriter, HeaderOffsetsAndAlignment) {
 }
 
 TEST(RawProfileWriter, EmptyProfileLayout) {
-  rt::RawProfileLayout L = rt::computeRawProfileLayout(0, 0, nullptr, 0);
+  rt::RawProfileLayout L = rt::computeRawProfileLayout(nullptr, 0, 0, nullptr, 0);
   EXPECT_EQ(L.SegmentOffset, 48u);
   EXPECT_EQ(L.MIBOffset, 56u);
   EXPECT_EQ(L.StackOffset, 64u);
@@ -198,6 +198,48 @@ TEST(RawProfileWriter, MatchesTheIndependentTestBuilder) {
     std::memset(&Built[120 + 8 + Mib * 152 + 8 + 136], 0, 8);
   std::vector<uint8_t> Got = T.write();
   EXPECT_EQ(std::string(Got.begin(), Got.end()), Built);
+}
+
+// The module paths after the stacks agree with the test's own builder
+// byte for byte, and the reader gets them back; a path over the format's
+// limit is left out, and no path at all leaves LLVM's layout as it was.
+TEST(RawProfileWriter, ModulePaths) {
+  FakeTable T;
+  const char Path[] = "/opt/app/bin/prog-1"; // 19 bytes: padded to 24
+  T.Seg.Path = Path;
+  T.Seg.PathSize = sizeof(Path) - 1;
+  std::vector<uint8_t> Got = T.write();
+  test::RawBuilder RB;
+  RB.Segs.push_back(
+      {0x1000, 0x5000, 0x800,
+       std::string(reinterpret_cast<const char *>(T.Seg.BuildId), 20), Path});
+  for (const rt::MIBInfo &M : T.MIBs) {
+    MemInfoBlock Info;
+#define MIB_FIELD(Tag, Name, Type, DumpRule, CrossRule)                        \
+  Info.Name = M.Block->Name;
+#include "memprof/format/MIBFields.def"
+    RB.MIBs.push_back({M.StackId, Info, {}});
+  }
+  RB.Stacks.push_back({1, {0x1100, 0x1200}});
+  RB.Stacks.push_back({2, {0x1300, 0x1400, 0x7f0000001234}});
+  std::string Built = RB.build(5);
+  for (size_t Mib = 0; Mib < 2; ++Mib)
+    std::memset(&Built[120 + 8 + Mib * 152 + 8 + 136], 0, 8);
+  EXPECT_EQ(std::string(Got.begin(), Got.end()), Built);
+  // 512 bytes without the path, 16 + 16 + 24 with it; the offsets LLVM
+  // reads are unchanged.
+  EXPECT_EQ(Got.size(), 512u + 56u);
+  EXPECT_EQ(read64(Got, 16), 568u);
+  EXPECT_EQ(read64(Got, 40), 432u);
+  auto P = readRawProfile(
+      llvm::StringRef(reinterpret_cast<const char *>(Got.data()), Got.size()));
+  ASSERT_TRUE(bool(P)) << llvm::toString(P.takeError());
+  EXPECT_EQ(P->Segments[0].Path, Path);
+
+  std::string Long(raw::ModulePathMaxSize + 1, 'x');
+  T.Seg.Path = Long.data();
+  T.Seg.PathSize = Long.size();
+  EXPECT_EQ(T.write().size(), 512u);
 }
 
 TEST(RawProfileWriter, RoundTripsThroughTheReader) {

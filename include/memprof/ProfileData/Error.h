@@ -21,6 +21,7 @@ enum class ErrorCode {
   CounterOverflow,
   TooLarge,
   Usage,
+  NotFound,
 };
 
 /// Short class name printed in front of every message ("truncated", ...).

@@ -29,6 +29,30 @@ struct UnsymbolizedModule {
   uint64_t PCs = 0;   // distinct addresses
 };
 
+/// Why a frame of a raw profile could not be symbolized.
+enum class GapReason : uint8_t {
+  NoBinary,        ///< no binary with the module's build id was found
+  NoBuildId,       ///< the module has no build id, so no binary can match
+  NoDebugInfo,     ///< the binary has DWARF, but not for this address
+  NotInBinary,     ///< neither DWARF nor a symbol covers the address
+  OutsideSegments, ///< in no executable segment: the walk left the code
+};
+const char *gapReasonText(GapReason R);
+/// A stable identifier ("no-binary", ...) for JSON.
+const char *gapReasonKey(GapReason R);
+
+/// A frame that could not be symbolized, kept in its place in the context
+/// by ProfileMerger::keepGaps (memprof-show), under a synthetic GUID.
+struct FrameGap {
+  std::string BuildId; ///< hex; "" outside every segment or without one
+  std::string Path;    ///< the module's file, recorded or found; may be ""
+  /// The address in the module as its binary numbers it (the PC less the
+  /// load bias); outside every segment, the PC itself.
+  uint64_t Offset = 0;
+  GapReason Reason = GapReason::NoBinary;
+  std::string Symbol; ///< the symbol-table name, where one covers it
+};
+
 struct MergeStats {
   uint64_t RawInputs = 0;
   uint64_t IndexedInputs = 0;
@@ -51,6 +75,9 @@ struct MergeStats {
   /// Every module a PC fell into, by build id in hex: the file that
   /// symbolized it, or "" when no binary was found.
   std::map<std::string, std::string> Modules;
+  /// Where the profiled processes loaded each module from (the first path
+  /// given), by build id in hex; memprof's runtime records them.
+  std::map<std::string, std::string> RecordedPaths;
 };
 
 enum class RecordOrder {
@@ -98,6 +125,19 @@ class ProfileMerger {
 public:
   /// \p Locator may be null when only indexed inputs are merged.
   explicit ProfileMerger(BinaryLocator *Locator) : Locator(Locator) {}
+
+  /// From now on, every frame of a raw input that cannot be symbolized is
+  /// kept in its place as a gap frame (gaps()), so no context is dropped
+  /// and none is cut short without a trace: for reports, not for indexed
+  /// output (whose readers know no such frames).
+  void keepGaps(bool On = true) { KeepGaps = On; }
+  bool keepsGaps() const { return KeepGaps; }
+  /// The gap frames met so far, by their synthetic GUID.
+  const std::map<GUID, FrameGap> &gaps() const { return Gaps; }
+  const FrameGap *gap(GUID G) const {
+    auto It = Gaps.find(G);
+    return It == Gaps.end() ? nullptr : &It->second;
+  }
 
   /// Symbolizes and adds one raw profile. Fails when the profile has
   /// allocation contexts but none of them keeps a symbolized frame.
@@ -167,9 +207,14 @@ private:
                   uint32_t Known);
   IndexedMemProf buildLLVMExact() const;
   void observeFrame(const SymbolizedFrame &SF, llvm::StringRef BuildId);
-  /// Sets \p Outside when \p PC lies in no segment of \p P.
-  const PCSymbols *symbolizePC(bool &Outside, const RawProfile &P,
+  /// Sets \p Outside when \p PC lies in no segment of \p P, else \p Seg
+  /// to its segment.
+  const PCSymbols *symbolizePC(bool &Outside, const SegmentInfo *&Seg,
+                               const RawProfile &P,
                                llvm::ArrayRef<size_t> SortedSegs, uint64_t PC);
+  /// The gap frame of \p PC (in \p Seg, null outside every segment),
+  /// registered in Gaps.
+  Frame gapFrame(const SegmentInfo *Seg, const PCSymbols *S, uint64_t PC);
 
   BinaryLocator *Locator;
   MergeStats Stats;
@@ -201,6 +246,8 @@ private:
   std::vector<RawEntry> RawEntries;
   /// Build id -> module (null when no binary has it), looked up once.
   std::map<std::string, ModuleSymbolizer *> Modules;
+  bool KeepGaps = false;
+  std::map<GUID, FrameGap> Gaps;
 };
 
 } // namespace memprof

@@ -74,6 +74,8 @@ struct ReportFrame {
   std::string LinkageName; // empty when unknown
   std::string File;        // empty when unknown
   uint32_t Line = 0;       // 0 when unknown
+  /// A frame of a raw input that could not be symbolized, in its place.
+  std::optional<FrameGap> Gap;
 };
 
 /// A value some inputs' schemas may not hold.
@@ -115,6 +117,11 @@ struct ReportSummary {
   bool AnyRaw = false;
   uint64_t DroppedContexts = 0, DroppedAllocations = 0, DroppedBytes = 0;
   uint64_t UnsymbolizedPCs = 0, RuntimeFramesDropped = 0;
+  /// Whether gaps are shown; the frames shown as gaps (distinct), and the
+  /// contexts holding one.
+  bool GapsShown = false;
+  uint64_t GapFrames = 0;
+  ClassTotals WithGaps;
 };
 
 /// A value of a value-profile site, named where the profile names it.
@@ -189,13 +196,22 @@ public:
   /// \p ProfiledBinaries and \p DebugDirs symbolize raw inputs; the
   /// binaries also name llvm-profdata's indexed files. With \p IgnoreNames
   /// the names extension of indexed inputs is not read. \p SystemDirs are
-  /// searched last (ElfBinaryLocator::searchSystemDirs).
+  /// searched last (ElfBinaryLocator::searchSystemDirs); with none, the
+  /// files the profiles recorded in the system's directories are not used
+  /// either (excludeRecordedPathsUnder).
   static llvm::Expected<std::unique_ptr<ReportLoader>>
   create(const std::vector<std::string> &ProfiledBinaries,
          const std::vector<std::string> &DebugDirs, bool IgnoreNames,
          std::vector<std::string> SystemDirs = {});
+  /// Modules searched as the tools search them (ElfBinaryLocator::create).
+  static llvm::Expected<std::unique_ptr<ReportLoader>>
+  create(const ModuleSearch &S, bool IgnoreNames);
   ~ReportLoader();
 
+  /// Whether frames of raw inputs that cannot be symbolized are shown in
+  /// their place (the default) or dropped, with the contexts left without
+  /// frames, as memprof-merge drops them. Before the first add().
+  void keepGaps(bool On);
   /// Adds one file from its bytes: raw or indexed (MemProf, PGO counters
   /// or both), or LLVM's counters text.
   llvm::Error add(llvm::StringRef Path, llvm::StringRef Bytes);
@@ -215,6 +231,9 @@ private:
   std::vector<std::string> BinaryNotes;
   std::vector<std::string> CounterNotes;
   llvm::Error addCounters(llvm::StringRef Path, const CounterProfile &P);
+  static std::unique_ptr<ReportLoader>
+  make(std::unique_ptr<ElfBinaryLocator> Locator,
+       const std::vector<std::string> &ProfiledBinaries, bool IgnoreNames);
 };
 
 } // namespace memprof

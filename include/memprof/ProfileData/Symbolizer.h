@@ -21,12 +21,18 @@
 
 namespace memprof {
 
+class DebuginfodClient;
+
 /// One executable segment of the profiled process (raw segment entry).
 struct SegmentInfo {
   uint64_t Start = 0;
   uint64_t End = 0;
   uint64_t Offset = 0;  // the module's load bias, as the runtime records it
   std::string BuildId;  // raw bytes (not hex)
+  /// Where the profiled process loaded the module from (memprof's runtime
+  /// records it; clang's does not): a candidate file, used only when its
+  /// build id is the module's. Empty when unknown.
+  std::string Path = {};
 };
 
 /// Lower-case hex of raw build-id bytes.
@@ -81,11 +87,25 @@ public:
   profiledBinaries() const {
     return {};
   }
+  /// \p Path is where a profiled process loaded the module with \p BuildId
+  /// from (SegmentInfo::Path): a candidate for find(), after the profiled
+  /// binaries. Ignored by default.
+  virtual void addModulePath(llvm::StringRef BuildId, llvm::StringRef Path) {}
+};
+
+/// Where the tools look for the modules of raw profiles: their shared
+/// options (docs/memprof-merge.md#symbolization).
+struct ModuleSearch {
+  std::vector<std::string> ProfiledBinaries; ///< --profiled-binary
+  std::vector<std::string> DebugDirs;        ///< --debug-dir
+  bool NoSystemDirs = false; ///< --no-system-dirs: nor recorded paths there
+  bool NoDebuginfod = false; ///< --no-debuginfod
 };
 
 /// ELF binaries: the --profiled-binary files (indexed by their build ids up
-/// front) and search directories, looked up lazily by build id in the
-/// `.build-id/ab/cdef….debug` layout, then by scanning the ELF files there.
+/// front), the paths the profiles recorded (addModulePath), and search
+/// directories, looked up lazily by build id in the `.build-id/ab/cdef….debug`
+/// layout, then by scanning the ELF files there.
 class ElfBinaryLocator : public BinaryLocator {
 public:
   /// Fails on a profiled binary that is missing, not ELF, not x86-64 or has
@@ -99,8 +119,30 @@ public:
   static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
   create(std::vector<std::unique_ptr<llvm::MemoryBuffer>> ProfiledBinaries,
          const std::vector<std::string> &SearchDirs);
+  /// As the tools search: \p S's binaries and directories, then the
+  /// system's directories (or, with NoSystemDirs, no recorded path inside
+  /// them), then the debuginfod servers of DEBUGINFOD_URLS unless
+  /// NoDebuginfod.
+  static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
+  create(const ModuleSearch &S);
   ~ElfBinaryLocator() override;
   llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef BuildId) override;
+  /// A file there is used only if its build id is the module's; one that
+  /// holds another (the module was rebuilt or replaced after the run) is
+  /// refused with a note. A path given after find() found nothing for the
+  /// build id makes the next find() look again.
+  void addModulePath(llvm::StringRef BuildId, llvm::StringRef Path) override;
+  /// Asks \p Client's servers, last, for the modules nothing local
+  /// provides, and for the debug info of those found without DWARF: the
+  /// executable, then its separate debug file. What a server sends is used
+  /// only if its build id is the module's. A server that cannot be asked
+  /// (dead, slow) ends the fetching for the rest of the run, so one costs
+  /// one timeout; notes() says which build ids no server had.
+  void useDebuginfod(std::unique_ptr<DebuginfodClient> Client);
+  /// Recorded paths in or under \p Dirs are not used (the tools'
+  /// --no-system-dirs: what the machine has installed does not change the
+  /// output).
+  void excludeRecordedPathsUnder(std::vector<std::string> Dirs);
 
   /// The system's directories of shared libraries and debug files, as they
   /// exist here: /usr/lib/debug, then the dynamic linker's defaults
@@ -116,8 +158,9 @@ public:
 
   /// Problems that did not stop the lookup, one line each naming its file:
   /// candidate files skipped as unreadable or holding another build id, and
-  /// recoverable DWARF errors (bounded per file). For a caller to print.
-  const std::vector<std::string> &notes() const;
+  /// recoverable DWARF errors (bounded per file); then what debuginfod could
+  /// not provide. For a caller to print.
+  std::vector<std::string> notes() const;
 
   /// The build ids (raw bytes) of the profiled binaries, in the order given.
   std::vector<std::string> profiledBuildIds() const;

@@ -26,6 +26,18 @@ static const size_t MIBSizeV3 = 132; /* fields 1-25 */
 static const size_t MIBSizeV4 = 144; /* fields 1-27 (v4 and v5) */
 static const uint32_t NumMIBFields = 27;
 
+/* memprof's module paths (docs/runtime.md#module-paths-in-the-raw-profile):
+ * where the profiled process loaded each module from, after the stack
+ * section and inside TotalSize, 8-aligned. LLVM's readers take each section
+ * at its header offset and the next dump at TotalSize, so they skip it.
+ *   u64 ModulePathsMagic ("MPMODPTH")
+ *   u64 NumEntries
+ *   NumEntries x { u64 SegmentIndex; u64 PathSize; PathSize bytes of the
+ *                  path (no NUL); zero padding to 8 }
+ * A segment without an entry has no known path. */
+static const uint64_t ModulePathsMagic = 0x485450444f4d504dULL;
+static const uint64_t ModulePathMaxSize = 4096;
+
 /* Histogram counter encoding of raw v5: 4-bit exponent, 12-bit mantissa. */
 static const uint64_t HistogramMaxEncodable = 4095ULL << 15;
 
