@@ -976,6 +976,7 @@ struct ElfBinaryLocator::Impl {
   std::unique_ptr<DebuginfodClient> Debuginfod;
   std::vector<std::string> DebuginfodMissing; // hex, no server had them
   std::string DebuginfodFailure; // why fetching stopped; empty if it did not
+  std::vector<std::string> DebuginfodNotFetched; // hex, missing after it
 
   /// Whether \p Path lies in or under one of ExcludedDirs (by real path).
   bool excluded(StringRef Path) const {
@@ -1352,8 +1353,10 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
     if (ModuleSymbolizer *Sym = Consider(std::move(M)))
       return Finish(Sym);
   }
-  if (Missing && !Fallback && !CacheOnly && P->DebuginfodFailure.empty())
-    P->DebuginfodMissing.push_back(Hex);
+  if (Missing && !Fallback)
+    (P->DebuginfodFailure.empty() ? P->DebuginfodMissing
+                                  : P->DebuginfodNotFetched)
+        .push_back(Hex);
   return Finish(nullptr);
 }
 
@@ -1392,9 +1395,10 @@ std::vector<std::string> ElfBinaryLocator::notes() const {
                 join(P->DebuginfodMissing, ", "));
   if (!P->DebuginfodFailure.empty())
     N.push_back("debuginfod: stopped asking after a server failed (" +
-                P->DebuginfodFailure +
-                "); modules still missing were not fetched (DEBUGINFOD_TIMEOUT "
-                "bounds the wait; --no-debuginfod skips it)");
+                P->DebuginfodFailure + "); not fetched: build ids " +
+                join(P->DebuginfodNotFetched, ", ") +
+                " (DEBUGINFOD_TIMEOUT bounds the wait; --no-debuginfod skips "
+                "it)");
   return N;
 }
 
