@@ -995,8 +995,14 @@ struct ElfBinaryLocator::Impl {
   /// Registers a profiled binary; fails on a repeated build id.
   Error addProfiled(Expected<std::unique_ptr<ElfModule>> MOr);
 
-  /// Opens \p Path as a candidate for \p BuildId; null (with a note) if it
-  /// cannot be read or holds another build id.
+  /// Opens \p Path as a candidate for \p BuildId, once per (path, build
+  /// id): null if it was tried before, cannot be read or holds another
+  /// build id; for the last two \p Why says so, starting with the path,
+  /// and \p OtherId holds the file's build id (raw) when that is the reason.
+  std::unique_ptr<ElfModule> openCandidate(const std::string &Path,
+                                           StringRef BuildId, std::string &Why,
+                                           std::string &OtherId);
+  /// openCandidate, with a note saying why a file was skipped.
   std::unique_ptr<ElfModule> tryCandidate(const std::string &Path,
                                           StringRef BuildId);
   /// Indexes the ELF files under \p Dir by build id; a system directory
@@ -1007,27 +1013,36 @@ struct ElfBinaryLocator::Impl {
 };
 
 std::unique_ptr<ElfModule>
-ElfBinaryLocator::Impl::tryCandidate(const std::string &Path,
-                                     StringRef BuildId) {
+ElfBinaryLocator::Impl::openCandidate(const std::string &Path,
+                                      StringRef BuildId, std::string &Why,
+                                      std::string &OtherId) {
   if (!Tried.insert(Path + '\0' + BuildId.str()).second)
     return nullptr;
   Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, &Notes);
   if (!MOr) {
     // The message already starts with the path.
-    std::string Msg;
     handleAllErrors(
-        MOr.takeError(), [&](const MemProfError &E) { Msg = E.detail(); },
-        [&](const ErrorInfoBase &E) { Msg = Path + ": " + E.message(); });
-    Notes.push_back("skipped " + Msg);
+        MOr.takeError(), [&](const MemProfError &E) { Why = E.detail(); },
+        [&](const ErrorInfoBase &E) { Why = Path + ": " + E.message(); });
     return nullptr;
   }
   if ((*MOr)->buildId() != BuildId) {
-    Notes.push_back("skipped " + Path + ": its build id is " +
-                    buildIdToHex((*MOr)->buildId()) + ", not " +
-                    buildIdToHex(BuildId));
+    OtherId = (*MOr)->buildId().str();
+    Why = Path + ": its build id is " + buildIdToHex(OtherId) + ", not " +
+          buildIdToHex(BuildId);
     return nullptr;
   }
   return std::move(*MOr);
+}
+
+std::unique_ptr<ElfModule>
+ElfBinaryLocator::Impl::tryCandidate(const std::string &Path,
+                                     StringRef BuildId) {
+  std::string Why, OtherId;
+  std::unique_ptr<ElfModule> M = openCandidate(Path, BuildId, Why, OtherId);
+  if (!M && !Why.empty())
+    Notes.push_back("skipped " + Why);
+  return M;
 }
 
 void ElfBinaryLocator::Impl::scanDir(StringRef Dir, unsigned Depth,
@@ -1251,29 +1266,23 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   auto RecIt = P->Recorded.find(Key);
   if (RecIt != P->Recorded.end())
     for (const std::string &Path : RecIt->second) {
-      if (P->excluded(Path) || !P->Tried.insert(Path + '\0' + Key).second)
+      if (P->excluded(Path))
         continue;
-      Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, &P->Notes);
-      if (!MOr) {
-        std::string Msg;
-        handleAllErrors(
-            MOr.takeError(), [&](const MemProfError &E) { Msg = E.detail(); },
-            [&](const ErrorInfoBase &E) { Msg = Path + ": " + E.message(); });
-        P->Notes.push_back("cannot use " + Msg + " (the profiled process "
-                           "loaded module " + Hex + " from there)");
-        continue;
-      }
-      if ((*MOr)->buildId() != BuildId) {
+      std::string Why, OtherId;
+      std::unique_ptr<ElfModule> M =
+          P->openCandidate(Path, BuildId, Why, OtherId);
+      if (!M && !OtherId.empty())
         P->Notes.push_back(
             "refused " + Path + ": the profiled process loaded module " + Hex +
             " from there, but the file now has build id " +
-            buildIdToHex((*MOr)->buildId()) +
+            buildIdToHex(OtherId) +
             " (rebuilt or replaced after the run); give the binary that ran "
             "with --profiled-binary");
-        continue;
-      }
-      if (ModuleSymbolizer *M = Consider(std::move(*MOr)))
-        return Finish(M);
+      else if (!M && !Why.empty())
+        P->Notes.push_back("cannot use " + Why + " (the profiled process "
+                           "loaded module " + Hex + " from there)");
+      if (ModuleSymbolizer *Sym = Consider(std::move(M)))
+        return Finish(Sym);
     }
   // A group of directories: a file by build-id layout, else each
   // directory's ELF files (scanned once, on the first module still missing,
@@ -1312,9 +1321,9 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
     return Finish(nullptr);
   const bool CacheOnly = !P->DebuginfodFailure.empty();
   bool Missing = true;
-  for (DebuginfodClient::Kind K :
-       {DebuginfodClient::Kind::Executable, DebuginfodClient::Kind::DebugInfo}) {
-    if (K == DebuginfodClient::Kind::Executable && Fallback)
+  using Kind = DebuginfodClient::Kind;
+  for (Kind K : {Kind::Executable, Kind::DebugInfo}) {
+    if (K == Kind::Executable && Fallback)
       continue;
     Expected<std::string> Path = P->Debuginfod->fetch(BuildId, K, CacheOnly);
     if (!Path) {
@@ -1334,19 +1343,18 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
       }
       continue;
     }
-    const size_t NotesBefore = P->Notes.size();
-    std::unique_ptr<ElfModule> M = P->tryCandidate(*Path, BuildId);
+    std::string Why, OtherId;
+    std::unique_ptr<ElfModule> M =
+        P->openCandidate(*Path, BuildId, Why, OtherId);
+    if (!M && Why.empty())
+      continue; // this very file was looked at already
     if (!M) {
       // Not the module (a wrong or damaged file): said with its reason, and
       // taken out of the cache so that a mended server is asked again.
-      std::string Why = P->Notes.size() > NotesBefore ? P->Notes.back() : "";
-      if (P->Notes.size() > NotesBefore)
-        P->Notes.pop_back();
       std::error_code EC = sys::fs::remove(*Path);
-      P->Notes.push_back("refused the " +
-                         debuginfodKindName(K).str() + " debuginfod sent for "
-                         "build id " + Hex + " (" + Why + ")" +
-                         (EC ? "" : "; removed from the cache"));
+      P->Notes.push_back("refused the " + debuginfodKindName(K).str() +
+                         " debuginfod sent for build id " + Hex + " (skipped " +
+                         Why + ")" + (EC ? "" : "; removed from the cache"));
       continue;
     }
     Missing = false;

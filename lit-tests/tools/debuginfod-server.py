@@ -307,8 +307,11 @@ def cmd_run(directory, statedir, expects, lifetime_s, command):
         cmd_stop(statedir)
 
 
-def cmd_fake(path, statedir, lifetime_s):
-    body = open(path, "rb").read()
+def serve_forked(statedir, lifetime_s, on_connection):
+    """Listens on a free loopback port in a child process of its own session
+    that calls on_connection(conn) for each connection it accepts and ends
+    by itself after lifetime_s; records its pid, port and URL in statedir
+    (for stop) and prints the URL."""
     os.makedirs(statedir, exist_ok=True)
     statedir = os.path.abspath(statedir)
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -317,8 +320,6 @@ def cmd_fake(path, statedir, lifetime_s):
     port = s.getsockname()[1]
     pid = os.fork()
     if pid == 0:
-        # Reads each request's head and answers it with FILE, until its
-        # lifetime ends.
         os.setsid()
         devnull = os.open(os.devnull, os.O_RDWR)
         for fd in (0, 1, 2):
@@ -331,19 +332,9 @@ def cmd_fake(path, statedir, lifetime_s):
             except socket.timeout:
                 continue
             try:
-                c.settimeout(5)
-                head = b""
-                while b"\r\n\r\n" not in head and len(head) < 65536:
-                    chunk = c.recv(4096)
-                    if not chunk:
-                        break
-                    head += chunk
-                c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
-                          b"Connection: close\r\n\r\n" % len(body) + body)
+                on_connection(c)
             except OSError:
                 pass
-            finally:
-                c.close()
         os._exit(0)
     s.close()
     write_state(statedir, "pid", "%d %s" % (pid, start_time(pid)))
@@ -353,48 +344,44 @@ def cmd_fake(path, statedir, lifetime_s):
     return 0
 
 
+def cmd_fake(path, statedir, lifetime_s):
+    body = open(path, "rb").read()
+
+    def answer(c):
+        # Reads the request's head and answers it with FILE.
+        try:
+            c.settimeout(5)
+            head = b""
+            while b"\r\n\r\n" not in head and len(head) < 65536:
+                chunk = c.recv(4096)
+                if not chunk:
+                    break
+                head += chunk
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n" % len(body) + body)
+        finally:
+            c.close()
+
+    return serve_forked(statedir, lifetime_s, answer)
+
+
 def cmd_dead(mode, statedir, lifetime_s):
-    os.makedirs(statedir, exist_ok=True)
-    statedir = os.path.abspath(statedir)
     if mode == "refuse":
         # Bound, then closed: the kernel refuses connections to it. Another
         # process could take the port in between; tests ask at once.
         print("http://127.0.0.1:%d" % free_port())
         return 0
-    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    s.bind(("127.0.0.1", 0))
-    s.listen(64)
-    port = s.getsockname()[1]
-    pid = os.fork()
-    if pid == 0:
-        # The silent peer: accepts and holds every connection, never reads
-        # or answers, and ends by itself after its lifetime.
-        os.setsid()
-        devnull = os.open(os.devnull, os.O_RDWR)
-        for fd in (0, 1, 2):
-            os.dup2(devnull, fd)
-        held = []
-        s.settimeout(0.5)
-        deadline = time.monotonic() + float(lifetime_s)
-        while time.monotonic() < deadline:
-            try:
-                c = s.accept()[0]
-            except socket.timeout:
-                continue
-            held.append(c)
-            if mode == "stall":
-                try:
-                    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n"
-                              b"\r\n" + b"\x7fELF" + b"\0" * 996)
-                except OSError:
-                    pass
-        os._exit(0)
-    s.close()
-    write_state(statedir, "pid", "%d %s" % (pid, start_time(pid)))
-    write_state(statedir, "port", port)
-    write_state(statedir, "url", "http://127.0.0.1:%d" % port)
-    print("http://127.0.0.1:%d" % port)
-    return 0
+    # The silent peer accepts and holds every connection, never reads or
+    # answers; the stalling one starts an answer it never finishes.
+    held = []
+
+    def hold(c):
+        held.append(c)
+        if mode == "stall":
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1048576\r\n"
+                      b"\r\n" + b"\x7fELF" + b"\0" * 996)
+
+    return serve_forked(statedir, lifetime_s, hold)
 
 
 def main():
