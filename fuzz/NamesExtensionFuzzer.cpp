@@ -1,7 +1,8 @@
 //===- NamesExtensionFuzzer.cpp - Fuzz the names extension reader ----------===//
 //
 // Whatever extension the reader accepts must survive a write and a read
-// unchanged: every function and every location it described.
+// unchanged: every function, every location and every module path it
+// described.
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/ProfileNames.h"
@@ -34,6 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   for (const auto &[G, F] : N->functions()) {
     const FunctionNameInfo *B = Back->function(G);
     if (!B || !(*B == F))
+      abort();
+    // The path of its module, when the table gave one.
+    if (Back->modulePath(F.BuildId) != N->modulePath(F.BuildId))
       abort();
   }
   for (const auto &KV : P.Frames) {

@@ -31,6 +31,12 @@ python3 "$tools/run-profiled.py" in.raw ./inline 3 >/dev/null
 mkdir -p "$here/corpus/names"
 "$merge" -q s2.raw --profiled-binary sites -o "$here/corpus/names/sites.profdata"
 "$merge" -q --memprof-version=4 in.raw --profiled-binary inline -o "$here/corpus/names/inline-v4.profdata"
+# A profile whose names extension gives module paths (FlagModulePaths):
+# memprof's runtime, preloaded, records them (clang's does not).
+clang++-22 -g -fno-omit-frame-pointer -O0 \
+  "$here/../lit-tests/memprof-show/Inputs/grow.cpp" -o grow
+LD_PRELOAD="$(dirname "$merge")/../lib/libmemprof_rt.so" MEMPROF_PROFILE_FILE=g.raw ./grow 50 >/dev/null
+"$merge" -q --no-system-dirs g.raw -o "$here/corpus/names/module-paths.profdata"
 # C++ names long enough that the string table is deflated.
 clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer -O1 \
   "$here/../examples/wordfreq/wordfreq.cpp" -o wordfreq

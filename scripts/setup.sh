@@ -11,6 +11,7 @@ PKGS=(
   python3 python3-psutil python3-yaml file binutils
   heaptrack perl libjemalloc2 g++
   libcurl4-openssl-dev debuginfod
+  libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev golang-go chromium
 )
 
 missing=()

@@ -240,8 +240,10 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     Stats.InputModules.insert(S.BuildId);
     // Where the process loaded the module from: a candidate file for it,
     // looked at again if no binary was found for an earlier input.
-    if (!S.Path.empty() && !S.BuildId.empty())
+    if (!S.Path.empty() && !S.BuildId.empty()) {
       Stats.RecordedPaths.try_emplace(buildIdToHex(S.BuildId), S.Path);
+      Names.addModulePath(S.BuildId, S.Path);
+    }
     if (Locator && !S.Path.empty()) {
       Locator->addModulePath(S.BuildId, S.Path);
       auto MI = Modules.find(S.BuildId);

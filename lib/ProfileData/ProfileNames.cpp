@@ -112,6 +112,23 @@ void ProfileNames::merge(const ProfileNames &O) {
     addFunction(G, N);
   for (const auto &[Key, L] : O.Locations)
     addLocation(Key.first, Key.second, L);
+  for (const auto &[Id, Path] : O.ModulePaths)
+    addModulePath(Id, Path);
+}
+
+void ProfileNames::addModulePath(StringRef BuildId, StringRef Path) {
+  if (BuildId.empty() || Path.empty())
+    return;
+  auto It = ModulePaths.find(BuildId);
+  if (It == ModulePaths.end())
+    ModulePaths.emplace(save(BuildId), save(Path));
+  else if (Path < It->second)
+    It->second = save(Path);
+}
+
+StringRef ProfileNames::modulePath(StringRef BuildId) const {
+  auto It = ModulePaths.find(BuildId);
+  return It == ModulePaths.end() ? StringRef() : It->second;
 }
 
 const FunctionNameInfo *ProfileNames::function(GUID G) const {
@@ -154,8 +171,10 @@ void observeNames(const IndexedMemProf &P, const ProfileNames &From,
   std::set<GUID> Seen;
   auto Add = [&](GUID G) {
     if (const FunctionNameInfo *N = From.function(G))
-      if (Seen.insert(G).second)
+      if (Seen.insert(G).second) {
         Into.addFunction(G, *N);
+        Into.addModulePath(N->BuildId, From.modulePath(N->BuildId));
+      }
   };
   for (const auto &KV : P.Records) {
     Add(KV.first);
@@ -347,6 +366,15 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   }
   for (const auto &KV : Exceptions)
     Files.add(KV.second.File);
+  // The modules' paths, when some is known (memprof-show prints them beside
+  // the build ids; the runtime records them).
+  const bool WithPaths = llvm::any_of(
+      Modules, [&](StringRef M) { return !Names.modulePath(M).empty(); });
+  if (WithPaths) {
+    Strings.add("");
+    for (StringRef M : Modules)
+      Strings.add(Names.modulePath(M));
+  }
   Files.finish(Strings);
   if (Error E = Strings.finish())
     return std::move(E);
@@ -359,6 +387,8 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   for (StringRef M : Modules) {
     writeULEB(ModuleBytes, M.size());
     ModuleBytes.append(M.begin(), M.end());
+    if (WithPaths)
+      writeULEB(ModuleBytes, Strings.offset(Names.modulePath(M)));
   }
   Files.emit(FileBytes, Strings);
   writeULEB(FuncBytes, Funcs.size());
@@ -391,7 +421,7 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       reinterpret_cast<const uint8_t *>(Strings.bytes().data()),
       Strings.bytes().size());
   SmallVector<uint8_t, 0> Zipped;
-  uint32_t Flags = 0;
+  uint32_t Flags = WithPaths ? names::FlagModulePaths : 0;
   if (compression::zlib::isAvailable() && !RawStrings.empty()) {
     compression::zlib::compress(RawStrings, Zipped,
                                 compression::zlib::BestSizeCompression);
@@ -531,6 +561,7 @@ struct ExtensionReader {
   std::vector<Node> Nodes;
   std::vector<std::optional<StringRef>> Paths;
   std::vector<GUID> FuncGuids;
+  uint32_t Flags = 0; // the header's
 
   Error spend() {
     if (Names.pooledBytes() > Budget)
@@ -600,6 +631,16 @@ struct ExtensionReader {
       if (!Bytes)
         return Bytes.takeError();
       ModuleIds.push_back(Names.save(*Bytes));
+      if (!(Flags & names::FlagModulePaths))
+        continue;
+      const uint64_t PathAt = S.C.absoluteOffset();
+      auto Ref = S.uleb("module path");
+      if (!Ref)
+        return Ref.takeError();
+      auto Path = string(*Ref, "module " + Twine(I) + " path", PathAt);
+      if (!Path)
+        return Path.takeError();
+      Names.addModulePath(ModuleIds.back(), *Path);
     }
     return S.finish();
   }
@@ -787,11 +828,12 @@ struct ExtensionReader {
     auto Flags = H.read<uint32_t>("names flags");
     if (!Flags)
       return Flags.takeError();
-    if (*Flags & ~names::FlagStringsZlib)
+    if (*Flags & ~(names::FlagStringsZlib | names::FlagModulePaths))
       return makeError(ErrorCode::UnsupportedVersion,
                        "names extension flags 0x" + Twine::utohexstr(*Flags) +
                            " are not supported",
                        Start + 12);
+    this->Flags = *Flags;
     auto LLVMSize = H.read<uint64_t>("names LLVM part size");
     if (!LLVMSize)
       return LLVMSize.takeError();

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Report.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/Export.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -46,6 +47,26 @@ StringRef sortKeyName(SortKey K) {
   return "bytes";
 }
 
+static constexpr std::pair<GroupBy, StringLiteral> GroupByNames[] = {
+    {GroupBy::Context, "context"},
+    {GroupBy::Site, "site"},
+    {GroupBy::Function, "function"},
+};
+
+std::optional<GroupBy> parseGroupBy(StringRef Name) {
+  for (const auto &[G, N] : GroupByNames)
+    if (Name == N)
+      return G;
+  return std::nullopt;
+}
+
+StringRef groupByName(GroupBy G) {
+  for (const auto &[K, N] : GroupByNames)
+    if (K == G)
+      return N;
+  return "context";
+}
+
 static bool knows(uint32_t Known, MIBTag T) {
   return Known & (1u << (unsigned(T) - 1));
 }
@@ -64,7 +85,7 @@ Maybe<double> ReportContext::average(MIBTag Total) const {
   return double(*V) / double(*N);
 }
 
-static StringRef className(AllocClass C) {
+StringRef allocClassName(AllocClass C) {
   switch (C) {
   case AllocClass::Cold:
     return "cold";
@@ -85,6 +106,17 @@ struct Candidate {
   uint32_t Known;
   std::optional<AllocClass> Class;
   double Key;
+  const struct Group *G = nullptr; // the group a row of groups stands for
+};
+
+/// The sum of the contexts of one site or function.
+struct Group {
+  Frame Key;   // the site's frame, or the function (line offset 0)
+  MemInfoBlock Info;
+  uint32_t Known = 0;
+  uint64_t Contexts = 0;
+  ClassTotals Cold;
+  ClassTotals Through; // GroupBy::Function: contexts with a frame in it
 };
 
 std::optional<AllocClass> classify(const MemInfoBlock &I, uint32_t Known) {
@@ -325,6 +357,66 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     Selected.push_back({Id, Fs, &I, Known, Class, sortValue(I, Opts.Sort)});
   });
 
+  // Rows of groups: contexts summed by the cross-input merge rule (a field
+  // known to some contexts only takes theirs), ranked like contexts.
+  std::map<CallStackId, Group> Groups;
+  if (Opts.Group != GroupBy::Context) {
+    auto GroupOf = [&](const Frame &F) -> std::pair<CallStackId, Frame> {
+      if (Opts.Group == GroupBy::Function)
+        return {F.Function, Frame{F.Function, 0, 0, false}};
+      CallStackId Id = functionGUID(
+          ("memprof site " + Twine(F.Function) + ":" + Twine(F.LineOffset) +
+           ":" + Twine(F.Column))
+              .str());
+      return {Id, Frame{F.Function, F.LineOffset, F.Column, false}};
+    };
+    for (const Candidate &C : Selected) {
+      if (C.Frames.empty())
+        continue;
+      auto [Id, Key] = GroupOf(C.Frames.front());
+      auto [It, New] = Groups.try_emplace(Id);
+      Group &G = It->second;
+      if (New) {
+        G.Key = Key;
+        G.Info = *C.Info;
+        G.Known = C.Known;
+      } else {
+        G.Info.mergeCrossKnown(*C.Info, G.Known, C.Known);
+        G.Known |= C.Known;
+      }
+      ++G.Contexts;
+      if (C.Class == AllocClass::Cold)
+        addTo(G.Cold, *C.Info);
+    }
+    // By function: every function of a selected context is a row, with
+    // the contexts through it; one that allocates nothing itself has an
+    // empty flat part (zero in every field its contexts store).
+    if (Opts.Group == GroupBy::Function)
+      for (const Candidate &C : Selected) {
+        std::set<GUID> Seen;
+        for (const Frame &F : C.Frames)
+          if (Seen.insert(F.Function).second) {
+            auto [It, New] = Groups.try_emplace(F.Function);
+            Group &G = It->second;
+            if (New)
+              G.Key = Frame{F.Function, 0, 0, false};
+            // Nothing allocated here: zero allocations and bytes, and no
+            // minima or maxima to speak of.
+            if (!G.Contexts)
+              G.Known |= C.Known & ((1u << (unsigned(MIBTag::AllocCount) - 1)) |
+                                    (1u << (unsigned(MIBTag::TotalSize) - 1)));
+            addTo(G.Through, *C.Info);
+          }
+      }
+    std::vector<Candidate> Rows;
+    for (auto &[Id, G] : Groups)
+      Rows.push_back({Id, ArrayRef<Frame>(G.Key), &G.Info, G.Known,
+                      G.Contexts ? classify(G.Info, G.Known) : std::nullopt,
+                      sortValue(G.Info, Opts.Sort), &G});
+    Selected = std::move(Rows);
+  }
+  R.Rows = Selected.size();
+
   S.Functions = Functions.size();
   for (GUID G : Functions)
     S.NamedFunctions += Names.function(G) != nullptr;
@@ -352,6 +444,9 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   S.UnsymbolizedPCs += St.OutsideSegmentPCs;
   for (auto &[Hex, T] : Modules) {
     T.BuildId = Hex;
+    // Indexed inputs: the path their names extension gives.
+    if (T.Path.empty() && !Hex.empty())
+      T.Path = clean(Names.modulePath(fromHex(Hex)));
     S.Modules.push_back(std::move(T));
   }
   // Modules with the most bytes first; the one without a build id last.
@@ -376,6 +471,11 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     if (A.Info->TotalSize != B.Info->TotalSize)
       return Opts.Reverse ? A.Info->TotalSize < B.Info->TotalSize
                           : A.Info->TotalSize > B.Info->TotalSize;
+    // Functions that allocate alike (nothing, for callers): by the bytes
+    // through them.
+    if (A.G && B.G && A.G->Through.Bytes != B.G->Through.Bytes)
+      return Opts.Reverse ? A.G->Through.Bytes < B.G->Through.Bytes
+                          : A.G->Through.Bytes > B.G->Through.Bytes;
     return A.Id < B.Id;
   };
   const size_t N = std::min(Opts.TopContexts, Selected.size());
@@ -389,6 +489,14 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     RC.Info = *C.Info;
     RC.Known = C.Known;
     RC.Class = C.Class;
+    if (C.G) {
+      RC.Contexts = C.G->Contexts;
+      RC.Cold = C.G->Cold;
+      if (Opts.Group == GroupBy::Function)
+        RC.Through = C.G->Through;
+    } else if (C.Class == AllocClass::Cold) {
+      addTo(RC.Cold, *C.Info);
+    }
     for (const Frame &F : C.Frames) {
       ReportFrame RF;
       RF.Function = F.Function;
@@ -426,6 +534,78 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   });
   R.Counters = buildCounterReport(M.counters().build(), Opts, Filters);
   return R;
+}
+
+StringRef DiffRow::status() const {
+  if (!Before)
+    return "new";
+  if (!After)
+    return "vanished";
+  if (Change > 0)
+    return "grown";
+  if (Change < 0)
+    return "shrunk";
+  return "unchanged";
+}
+
+static double rowValue(const std::optional<ReportContext> &C, SortKey K) {
+  return C ? sortValue(C->Info, K) : 0.0;
+}
+
+ReportDiff diffReports(Report Before, Report After, const ReportOptions &Opts) {
+  ReportDiff D;
+  D.Options = Opts;
+  D.BeforeInputs = std::move(Before.Inputs);
+  D.AfterInputs = std::move(After.Inputs);
+  D.BeforeTotals = Before.Selected;
+  D.AfterTotals = After.Selected;
+  // Notes (a sort key neither side stores) once each.
+  for (std::string &N : Before.Notes)
+    D.Notes.push_back("base: " + N);
+  for (std::string &N : After.Notes)
+    D.Notes.push_back(std::move(N));
+
+  std::map<CallStackId, DiffRow> Rows;
+  for (ReportContext &C : Before.Contexts) {
+    D.BeforeAccesses = satAdd(D.BeforeAccesses, C.Info.TotalAccessCount);
+    Rows[C.Id].Before = std::move(C);
+  }
+  for (ReportContext &C : After.Contexts) {
+    D.AfterAccesses = satAdd(D.AfterAccesses, C.Info.TotalAccessCount);
+    Rows[C.Id].After = std::move(C);
+  }
+  std::vector<DiffRow> All;
+  All.reserve(Rows.size());
+  for (auto &[Id, Row] : Rows) {
+    Row.Change = rowValue(Row.After, Opts.Sort) - rowValue(Row.Before, Opts.Sort);
+    StringRef St = Row.status();
+    D.New += St == "new";
+    D.Vanished += St == "vanished";
+    D.Grown += St == "grown";
+    D.Shrunk += St == "shrunk";
+    D.Unchanged += St == "unchanged";
+    // Rows that did not change are counted, not listed.
+    if (St != "unchanged")
+      All.push_back(std::move(Row));
+  }
+  // Largest change first; with --reverse, the largest fall first.
+  auto Better = [&](const DiffRow &A, const DiffRow &B) {
+    if (Opts.Reverse) {
+      if (A.Change != B.Change)
+        return A.Change < B.Change;
+    } else {
+      if (std::fabs(A.Change) != std::fabs(B.Change))
+        return std::fabs(A.Change) > std::fabs(B.Change);
+      if (A.Change != B.Change)
+        return A.Change > B.Change;
+    }
+    return A.row().Id < B.row().Id;
+  };
+  const size_t N = std::min(Opts.TopContexts, All.size());
+  std::partial_sort(All.begin(), All.begin() + N, All.end(), Better);
+  All.resize(N);
+  D.Rows = std::move(All);
+  return D;
 }
 
 //===----------------------------------------------------------------------===//
@@ -469,25 +649,7 @@ std::string allocations(uint64_t N) {
 std::string bytes(uint64_t N) { return n(N, "byte", "bytes"); }
 std::string addresses(uint64_t N) { return n(N, "address", "addresses"); }
 
-/// A gap: where the frame is, as far as the profile says.
-std::string gapWhere(const FrameGap &G) {
-  if (G.Reason == GapReason::OutsideSegments)
-    return "0x" + utohexstr(G.Offset, /*LowerCase=*/true);
-  std::string W = G.Path.empty() ? "module " + G.BuildId : G.Path;
-  if (G.BuildId.empty() && G.Path.empty())
-    W = "a module without build id";
-  return W + "+0x" + utohexstr(G.Offset, /*LowerCase=*/true);
-}
-
-std::string frameName(const ReportFrame &F) {
-  if (F.Gap)
-    return "?? " + (F.Gap->Symbol.empty() ? std::string()
-                                          : clean(F.Gap->Symbol) + " ") +
-           "at " + gapWhere(*F.Gap);
-  return F.Name.empty() ? guidName(F.Function) : F.Name;
-}
-
-std::string frameWhere(const ReportFrame &F) {
+std::string frameWhere(const ReportFrame &F, GroupBy G) {
   if (F.Gap) {
     std::string W = "(not symbolized: ";
     W += gapReasonText(F.Gap->Reason);
@@ -495,6 +657,9 @@ std::string frameWhere(const ReportFrame &F) {
       W += "; build id " + F.Gap->BuildId;
     return W + ")";
   }
+  if (G == GroupBy::Function) // the function, at its declaration
+    return F.File.empty() ? std::string("(no source location)")
+                          : F.File + ":" + std::to_string(F.Line);
   if (F.File.empty())
     return "(no source location; line offset " + std::to_string(F.LineOffset) +
            ")";
@@ -507,6 +672,32 @@ std::string schemaText(const MIBSchema &S) {
   if (S.size() == NumMIBTags)
     return "full schema";
   return std::to_string(S.size()) + "-field schema";
+}
+
+/// "avg A, min B, max C" (and "total T" first, with \p WithTotal) of the
+/// values the row knows; "" when it knows none.
+std::string stats(const ReportContext &C, MIBTag Total, MIBTag Min, MIBTag Max,
+                  double Scale, bool WithTotal) {
+  std::vector<std::string> Parts;
+  if (WithTotal && C.field(Total))
+    Parts.push_back("total " + opt(C.field(Total), Scale));
+  if (C.average(Total))
+    Parts.push_back("avg " + opt(C.average(Total), Scale));
+  if (C.field(Min))
+    Parts.push_back("min " + opt(C.field(Min), Scale));
+  if (C.field(Max))
+    Parts.push_back("max " + opt(C.field(Max), Scale));
+  return join(Parts, ", ");
+}
+
+/// "7000 bytes (48.4%) in 2 allocations", leaving out what is not stored.
+std::string rowTotals(const ReportContext &C, uint64_t AllBytes) {
+  std::string T;
+  if (auto B = C.field(MIBTag::TotalSize))
+    T = bytes(*B) + " (" + percent(*B, AllBytes) + ")";
+  if (auto N = C.field(MIBTag::AllocCount))
+    T += (T.empty() ? "" : " in ") + allocations(*N);
+  return T.empty() ? std::string("no size or count stored") : T;
 }
 
 void printTotals(raw_ostream &OS, StringRef Label, const ClassTotals &T,
@@ -727,43 +918,188 @@ void printReportText(const Report &R, raw_ostream &OS) {
   for (const std::string &N : R.Notes)
     OS << "note: " << N << "\n";
 
-  OS << "\nTop " << R.Contexts.size() << " of " << R.Selected.Contexts
-     << " contexts by " << sortKeyName(R.Options.Sort)
+  const GroupBy G = R.Options.Group;
+  OS << "\nTop " << R.Contexts.size() << " of " << R.Rows << " "
+     << (G == GroupBy::Context ? "contexts"
+         : G == GroupBy::Site  ? "allocation sites"
+                               : "functions (by what they allocate, then by "
+                                 "what is allocated through them)")
+     << " by " << sortKeyName(R.Options.Sort)
      << (R.Options.Reverse ? " (lowest first)" : "") << "\n";
   size_t Rank = 0;
   for (const ReportContext &C : R.Contexts) {
     ++Rank;
-    OS << "\n#" << Rank << "  " << opt(C.field(MIBTag::TotalSize)) << " bytes ("
-       << (C.field(MIBTag::TotalSize)
-               ? percent(*C.field(MIBTag::TotalSize), S.All.Bytes)
-               : "n/a")
-       << ") in "
-       << (C.field(MIBTag::AllocCount)
-               ? allocations(*C.field(MIBTag::AllocCount))
-               : std::string("n/a allocations"))
-       << ", "
-       << (C.Class ? className(*C.Class) : StringRef("unclassified")) << "\n";
-    OS << "    size      avg " << opt(C.average(MIBTag::TotalSize)) << ", min "
-       << opt(C.field(MIBTag::MinSize)) << ", max "
-       << opt(C.field(MIBTag::MaxSize)) << " bytes\n";
-    OS << "    lifetime  avg " << opt(C.average(MIBTag::TotalLifetime))
-       << ", min " << opt(C.field(MIBTag::MinLifetime)) << ", max "
-       << opt(C.field(MIBTag::MaxLifetime)) << " ms\n";
-    OS << "    accesses  total " << opt(C.field(MIBTag::TotalAccessCount))
-       << ", avg " << opt(C.average(MIBTag::TotalAccessCount)) << ", min "
-       << opt(C.field(MIBTag::MinAccessCount)) << ", max "
-       << opt(C.field(MIBTag::MaxAccessCount)) << "\n";
-    OS << "    density   avg " << opt(C.average(MIBTag::TotalAccessDensity), 0.01)
-       << ", min " << opt(C.field(MIBTag::MinAccessDensity), 0.01) << ", max "
-       << opt(C.field(MIBTag::MaxAccessDensity), 0.01)
-       << " accesses/byte; lifetime avg "
-       << opt(C.average(MIBTag::TotalLifetimeAccessDensity), 0.01) << ", min "
-       << opt(C.field(MIBTag::MinLifetimeAccessDensity), 0.01) << ", max "
-       << opt(C.field(MIBTag::MaxLifetimeAccessDensity), 0.01)
-       << " accesses/byte/s\n";
+    OS << "\n#" << Rank << "  ";
+    if (G == GroupBy::Function && !C.Contexts)
+      OS << "no allocation site";
+    else {
+      OS << rowTotals(C, S.All.Bytes);
+      if (G != GroupBy::Context)
+        OS << ", " << contexts(C.Contexts);
+      OS << ", " << (C.Class ? allocClassName(*C.Class) : StringRef("unclassified"));
+    }
+    if (G != GroupBy::Context && C.Cold.Contexts &&
+        C.Cold.Contexts != C.Contexts)
+      OS << " (cold: " << contexts(C.Cold.Contexts) << ", "
+         << bytes(C.Cold.Bytes) << ")";
+    if (C.Through)
+      OS << "; through it: " << bytes(C.Through->Bytes) << " ("
+         << percent(C.Through->Bytes, S.All.Bytes) << ") in "
+         << allocations(C.Through->Allocations) << ", "
+         << contexts(C.Through->Contexts);
+    OS << "\n";
+    // Only what the inputs store: a hot/cold-schema profile has no minima,
+    // maxima or access counts, and shows none.
+    auto Line = [&](StringRef Label, StringRef Text, StringRef Unit) {
+      if (!Text.empty())
+        OS << "    " << left_justify(Label, 10) << Text << Unit << "\n";
+    };
+    Line("size", stats(C, MIBTag::TotalSize, MIBTag::MinSize, MIBTag::MaxSize,
+                       1, false),
+         " bytes");
+    Line("lifetime",
+         stats(C, MIBTag::TotalLifetime, MIBTag::MinLifetime,
+               MIBTag::MaxLifetime, 1, false),
+         " ms");
+    Line("accesses",
+         stats(C, MIBTag::TotalAccessCount, MIBTag::MinAccessCount,
+               MIBTag::MaxAccessCount, 1, true),
+         "");
+    std::string Density = stats(C, MIBTag::TotalAccessDensity,
+                                MIBTag::MinAccessDensity,
+                                MIBTag::MaxAccessDensity, 0.01, false);
+    std::string Lifetime = stats(C, MIBTag::TotalLifetimeAccessDensity,
+                                 MIBTag::MinLifetimeAccessDensity,
+                                 MIBTag::MaxLifetimeAccessDensity, 0.01, false);
+    if (!Density.empty())
+      Density += " accesses/byte";
+    if (!Lifetime.empty())
+      Lifetime = (Density.empty() ? "lifetime " : "; lifetime ") + Lifetime +
+                 " accesses/byte/s";
+    Line("density", Density + Lifetime, "");
     for (const ReportFrame &F : C.Frames)
-      OS << "    " << (F.IsInlineFrame ? "[inlined] " : "") << frameName(F)
-         << "  " << frameWhere(F) << "\n";
+      OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
+         << frameLabel(F, R.Options.FullNames) << "  " << frameWhere(F, G)
+         << "\n";
+  }
+}
+
+/// A value of the sort key, as the diff prints it.
+static std::string keyValue(double V, SortKey K) {
+  switch (K) {
+  case SortKey::Bytes:
+  case SortKey::Count:
+  case SortKey::Accesses:
+    return std::to_string(int64_t(V));
+  case SortKey::Lifetime:
+    return num(V);
+  case SortKey::Density:
+    return num(V * 0.01);
+  }
+  return num(V);
+}
+
+static StringRef keyUnit(SortKey K) {
+  switch (K) {
+  case SortKey::Bytes:
+    return "bytes";
+  case SortKey::Count:
+    return "allocations";
+  case SortKey::Accesses:
+    return "accesses";
+  case SortKey::Lifetime:
+    return "ms average lifetime";
+  case SortKey::Density:
+    return "accesses/byte/s average lifetime access density";
+  }
+  return "";
+}
+
+static std::string signedValue(double V, SortKey K) {
+  return (V > 0 ? "+" : "") + keyValue(V, K);
+}
+
+static std::string change(uint64_t Before, uint64_t After) {
+  std::string S = std::to_string(Before) + " -> " + std::to_string(After);
+  if (Before == After)
+    return S;
+  S += After > Before ? " (+" + std::to_string(After - Before)
+                      : " (-" + std::to_string(Before - After);
+  if (Before)
+    S += formatv(", {0}{1:f1}%", After > Before ? "+" : "-",
+                 100.0 *
+                     double(After > Before ? After - Before : Before - After) /
+                     double(Before))
+             .str();
+  return S + ")";
+}
+
+static void printSide(raw_ostream &OS, StringRef Label,
+                      const std::vector<ReportInput> &Inputs) {
+  OS << "  " << left_justify(Label, 8);
+  for (size_t I = 0; I < Inputs.size() && I < 3; ++I)
+    OS << (I ? ", " : "") << Inputs[I].Path;
+  if (Inputs.size() > 3)
+    OS << " and " << (Inputs.size() - 3) << " more";
+  OS << "\n";
+}
+
+void printDiffText(const ReportDiff &D, raw_ostream &OS) {
+  const ReportOptions &O = D.Options;
+  const GroupBy G = O.Group;
+  StringRef Rows = G == GroupBy::Context ? "contexts"
+                   : G == GroupBy::Site  ? "allocation sites"
+                                         : "functions";
+  OS << "Comparison by " << sortKeyName(O.Sort) << " of " << Rows << "\n";
+  printSide(OS, "base:", D.BeforeInputs);
+  printSide(OS, "new:", D.AfterInputs);
+  OS << "\nSummary\n";
+  OS << "  " << left_justify("before", 13) << contexts(D.BeforeTotals.Contexts)
+     << ", " << allocations(D.BeforeTotals.Allocations) << ", "
+     << bytes(D.BeforeTotals.Bytes) << "\n";
+  OS << "  " << left_justify("after", 13) << contexts(D.AfterTotals.Contexts)
+     << ", " << allocations(D.AfterTotals.Allocations) << ", "
+     << bytes(D.AfterTotals.Bytes) << "\n";
+  OS << "  " << left_justify("bytes", 13)
+     << change(D.BeforeTotals.Bytes, D.AfterTotals.Bytes) << "\n";
+  OS << "  " << left_justify("allocations", 13)
+     << change(D.BeforeTotals.Allocations, D.AfterTotals.Allocations) << "\n";
+  if (O.Sort == SortKey::Accesses)
+    OS << "  " << left_justify("accesses", 13)
+       << change(D.BeforeAccesses, D.AfterAccesses) << "\n";
+  OS << "  " << left_justify("rows", 13) << D.New << " new, " << D.Vanished
+     << " vanished, " << D.Grown << " grown, " << D.Shrunk << " shrunk, "
+     << D.Unchanged << " unchanged\n";
+  for (const std::string &N : D.Notes)
+    OS << "note: " << N << "\n";
+
+  const uint64_t Changed = D.New + D.Vanished + D.Grown + D.Shrunk;
+  OS << "\nTop " << D.Rows.size() << " of " << Changed << " changed " << Rows
+     << " by change of " << sortKeyName(O.Sort)
+     << (O.Reverse ? " (largest fall first)" : "") << "\n";
+  size_t Rank = 0;
+  for (const DiffRow &Row : D.Rows) {
+    const double Before = Row.Before ? sortValue(Row.Before->Info, O.Sort) : 0;
+    const double After = Row.After ? sortValue(Row.After->Info, O.Sort) : 0;
+    OS << "\n#" << ++Rank << "  " << signedValue(Row.Change, O.Sort) << " "
+       << keyUnit(O.Sort) << ", " << Row.status() << ": "
+       << (Row.Before ? keyValue(Before, O.Sort) : "none") << " -> "
+       << (Row.After ? keyValue(After, O.Sort) : "none") << "\n";
+    auto Field = [](const std::optional<ReportContext> &C, MIBTag T) {
+      return C ? C->field(T).value_or(0) : 0;
+    };
+    OS << "    bytes " << change(Field(Row.Before, MIBTag::TotalSize),
+                                 Field(Row.After, MIBTag::TotalSize))
+       << "; allocations "
+       << change(Field(Row.Before, MIBTag::AllocCount),
+                 Field(Row.After, MIBTag::AllocCount));
+    if (G != GroupBy::Context)
+      OS << "; contexts " << (Row.Before ? Row.Before->Contexts : 0) << " -> "
+         << (Row.After ? Row.After->Contexts : 0);
+    OS << "\n";
+    for (const ReportFrame &F : Row.row().Frames)
+      OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
+         << frameLabel(F, O.FullNames) << "  " << frameWhere(F, G) << "\n";
   }
 }
 
@@ -941,6 +1277,66 @@ Node countersTree(const Report &R) {
       .add("selected", std::move(Sel));
 }
 
+/// One row: a context or a group, with every field (null when not stored).
+Node contextNode(const ReportContext &C, size_t Rank, bool Group) {
+  auto Stat = [&](MIBTag Total, MIBTag Min, MIBTag Max, double Scale) {
+    return Node::obj()
+        .add("total", Scale == 1 ? optU(C.field(Total))
+                                 : optScaled(C.field(Total), Scale))
+        .add("average", optD(C.average(Total), Scale))
+        .add("min", Scale == 1 ? optU(C.field(Min))
+                               : optScaled(C.field(Min), Scale))
+        .add("max", Scale == 1 ? optU(C.field(Max))
+                               : optScaled(C.field(Max), Scale));
+  };
+  Node Frames = Node::arr();
+  for (const ReportFrame &F : C.Frames)
+    Frames.push(
+        Node::obj()
+            .add("function", F.Name.empty() ? Node::null() : Node::str(F.Name))
+            .add("linkage_name", F.LinkageName.empty()
+                                     ? Node::null()
+                                     : Node::str(F.LinkageName))
+            .add("guid", Node::str(guidName(F.Function)))
+            .add("file", F.File.empty() ? Node::null() : Node::str(F.File))
+            .add("line", F.File.empty() ? Node::null() : Node::uint(F.Line))
+            .add("column", Node::uint(F.Column))
+            .add("line_offset", Node::uint(F.LineOffset))
+            .add("inline", Node::boolean(F.IsInlineFrame))
+            .add("gap", F.Gap ? gapNode(*F.Gap) : Node::null()));
+  Node N =
+      Node::obj()
+          .add("rank", Node::uint(Rank))
+          .add("id", Node::str(guidName(C.Id)))
+          .add("class", C.Class ? Node::str(allocClassName(*C.Class))
+                                : Node::null())
+          .add("module", C.ModuleBuildId.empty()
+                             ? Node::null()
+                             : Node::str(C.ModuleBuildId))
+          .add("allocations", optU(C.field(MIBTag::AllocCount)))
+          .add("size_bytes",
+               Stat(MIBTag::TotalSize, MIBTag::MinSize, MIBTag::MaxSize, 1))
+          .add("lifetime_ms", Stat(MIBTag::TotalLifetime, MIBTag::MinLifetime,
+                                   MIBTag::MaxLifetime, 1))
+          .add("accesses", Stat(MIBTag::TotalAccessCount,
+                                MIBTag::MinAccessCount,
+                                MIBTag::MaxAccessCount, 1))
+          .add("access_density",
+               Stat(MIBTag::TotalAccessDensity, MIBTag::MinAccessDensity,
+                    MIBTag::MaxAccessDensity, 0.01))
+          .add("lifetime_access_density",
+               Stat(MIBTag::TotalLifetimeAccessDensity,
+                    MIBTag::MinLifetimeAccessDensity,
+                    MIBTag::MaxLifetimeAccessDensity, 0.01))
+          .add("frames", std::move(Frames));
+  if (Group) {
+    N.add("contexts", Node::uint(C.Contexts));
+    N.add("cold", totals(C.Cold));
+    N.add("through", C.Through ? totals(*C.Through) : Node::null());
+  }
+  return N;
+}
+
 Node reportTree(const Report &R) {
   Node Root = Node::obj();
   Root.add("schema_version", Node::uint(1));
@@ -1019,6 +1415,9 @@ Node reportTree(const Report &R) {
                             .add("sort", Node::str(sortKeyName(R.Options.Sort)))
                             .add("reverse", Node::boolean(R.Options.Reverse))
                             .add("top", Node::uint(R.Options.TopContexts))
+                            .add("group_by",
+                                 Node::str(groupByName(R.Options.Group)))
+                            .add("rows", Node::uint(R.Rows))
                             .add("contexts", Node::uint(R.Selected.Contexts))
                             .add("allocations",
                                  Node::uint(R.Selected.Allocations))
@@ -1030,58 +1429,8 @@ Node reportTree(const Report &R) {
 
   Node Contexts = Node::arr();
   size_t Rank = 0;
-  for (const ReportContext &C : R.Contexts) {
-    auto Stat = [&](MIBTag Total, MIBTag Min, MIBTag Max, double Scale) {
-      return Node::obj()
-          .add("total", Scale == 1 ? optU(C.field(Total))
-                                   : optScaled(C.field(Total), Scale))
-          .add("average", optD(C.average(Total), Scale))
-          .add("min", Scale == 1 ? optU(C.field(Min))
-                                 : optScaled(C.field(Min), Scale))
-          .add("max", Scale == 1 ? optU(C.field(Max))
-                                 : optScaled(C.field(Max), Scale));
-    };
-    Node Frames = Node::arr();
-    for (const ReportFrame &F : C.Frames)
-      Frames.push(
-          Node::obj()
-              .add("function", F.Name.empty() ? Node::null() : Node::str(F.Name))
-              .add("linkage_name", F.LinkageName.empty()
-                                       ? Node::null()
-                                       : Node::str(F.LinkageName))
-              .add("guid", Node::str(guidName(F.Function)))
-              .add("file", F.File.empty() ? Node::null() : Node::str(F.File))
-              .add("line", F.File.empty() ? Node::null() : Node::uint(F.Line))
-              .add("column", Node::uint(F.Column))
-              .add("line_offset", Node::uint(F.LineOffset))
-              .add("inline", Node::boolean(F.IsInlineFrame))
-              .add("gap", F.Gap ? gapNode(*F.Gap) : Node::null()));
-    Contexts.push(
-        Node::obj()
-            .add("rank", Node::uint(++Rank))
-            .add("id", Node::str(guidName(C.Id)))
-            .add("class", C.Class ? Node::str(className(*C.Class))
-                                  : Node::null())
-            .add("module", C.ModuleBuildId.empty()
-                               ? Node::null()
-                               : Node::str(C.ModuleBuildId))
-            .add("allocations", optU(C.field(MIBTag::AllocCount)))
-            .add("size_bytes",
-                 Stat(MIBTag::TotalSize, MIBTag::MinSize, MIBTag::MaxSize, 1))
-            .add("lifetime_ms", Stat(MIBTag::TotalLifetime, MIBTag::MinLifetime,
-                                     MIBTag::MaxLifetime, 1))
-            .add("accesses", Stat(MIBTag::TotalAccessCount,
-                                  MIBTag::MinAccessCount,
-                                  MIBTag::MaxAccessCount, 1))
-            .add("access_density",
-                 Stat(MIBTag::TotalAccessDensity, MIBTag::MinAccessDensity,
-                      MIBTag::MaxAccessDensity, 0.01))
-            .add("lifetime_access_density",
-                 Stat(MIBTag::TotalLifetimeAccessDensity,
-                      MIBTag::MinLifetimeAccessDensity,
-                      MIBTag::MaxLifetimeAccessDensity, 0.01))
-            .add("frames", std::move(Frames)));
-  }
+  for (const ReportContext &C : R.Contexts)
+    Contexts.push(contextNode(C, ++Rank, R.Options.Group != GroupBy::Context));
   Root.add("contexts", std::move(Contexts));
   Root.add("counters", countersTree(R));
   return Root;
@@ -1253,9 +1602,127 @@ void printReportYAML(const Report &R, raw_ostream &OS) {
   printYAML(OS, reportTree(R), 0, false);
 }
 
+static Node sideNode(const std::vector<ReportInput> &Inputs,
+                     const ClassTotals &T) {
+  Node Paths = Node::arr();
+  for (const ReportInput &I : Inputs)
+    Paths.push(Node::str(I.Path));
+  return Node::obj()
+      .add("inputs", std::move(Paths))
+      .add("contexts", Node::uint(T.Contexts))
+      .add("allocations", Node::uint(T.Allocations))
+      .add("bytes", Node::uint(T.Bytes));
+}
+
+static Node diffTree(const ReportDiff &D) {
+  const bool Group = D.Options.Group != GroupBy::Context;
+  Node Root = Node::obj();
+  Root.add("schema_version", Node::uint(1));
+  Root.add("diff", Node::obj()
+                       .add("sort", Node::str(sortKeyName(D.Options.Sort)))
+                       .add("reverse", Node::boolean(D.Options.Reverse))
+                       .add("group_by", Node::str(groupByName(D.Options.Group)))
+                       .add("top", Node::uint(D.Options.TopContexts)));
+  Root.add("base", sideNode(D.BeforeInputs, D.BeforeTotals));
+  Root.add("new", sideNode(D.AfterInputs, D.AfterTotals));
+  Root.add("rows", Node::obj()
+                       .add("new", Node::uint(D.New))
+                       .add("vanished", Node::uint(D.Vanished))
+                       .add("grown", Node::uint(D.Grown))
+                       .add("shrunk", Node::uint(D.Shrunk))
+                       .add("unchanged", Node::uint(D.Unchanged)));
+  Node Notes = Node::arr();
+  for (const std::string &N : D.Notes)
+    Notes.push(Node::str(N));
+  Root.add("notes", std::move(Notes));
+  Node Rows = Node::arr();
+  size_t Rank = 0;
+  for (const DiffRow &Row : D.Rows) {
+    ++Rank;
+    Rows.push(Node::obj()
+                  .add("rank", Node::uint(Rank))
+                  .add("id", Node::str(guidName(Row.row().Id)))
+                  .add("status", Node::str(Row.status()))
+                  .add("change", Node::real(Row.Change))
+                  .add("before", Row.Before ? contextNode(*Row.Before, Rank, Group)
+                                            : Node::null())
+                  .add("after", Row.After ? contextNode(*Row.After, Rank, Group)
+                                          : Node::null()));
+  }
+  Root.add("changes", std::move(Rows));
+  return Root;
+}
+
+void printDiffJSON(const ReportDiff &D, raw_ostream &OS) {
+  printJSON(OS, diffTree(D), 0);
+  OS << '\n';
+}
+
+void printDiffYAML(const ReportDiff &D, raw_ostream &OS) {
+  OS << "---\n";
+  printYAML(OS, diffTree(D), 0, false);
+}
+
 //===----------------------------------------------------------------------===//
 // Loading
 //===----------------------------------------------------------------------===//
+
+Expected<ProfileHeader> readProfileHeader(StringRef Data) {
+  ProfileHeader H;
+  if (isIndexedProfile(Data)) {
+    NamesExtensionInfo NI;
+    auto N = readNamesExtension(Data, &NI);
+    if (!N)
+      return N.takeError();
+    IndexedProfileInfo Info;
+    CounterProfile Counters;
+    auto P = readIndexedProfile(NI.Present ? Data.take_front(NI.Offset) : Data,
+                                &Info, nullptr, &Counters);
+    if (!P)
+      return P.takeError();
+    H.Kind = "indexed";
+    H.MemProf = Info.MemProfVersion != 0;
+    H.Counters = Counters.Present;
+    return H;
+  }
+  if (isRawInstrProf(Data) || isInstrProfText(Data)) {
+    const bool Raw = isRawInstrProf(Data);
+    auto C = Raw ? readRawInstrProf(Data) : readInstrProfText(Data);
+    if (!C)
+      return C.takeError();
+    H.Kind = Raw ? "raw-counters" : "counters-text";
+    H.Counters = true;
+    for (const std::string &Id : C->BinaryIds)
+      H.Modules.push_back(buildIdToHex(Id));
+    if (H.Modules.size() == 1)
+      H.Program = H.Modules.front();
+    return H;
+  }
+  if (isRawProfile(Data) || Data.size() < 8) {
+    auto P = readRawProfile(Data);
+    if (!P)
+      return P.takeError();
+    H.Kind = "raw";
+    H.MemProf = true;
+    for (const SegmentInfo &S : P->Segments) {
+      if (S.BuildId.empty())
+        continue;
+      std::string Hex = buildIdToHex(S.BuildId);
+      if (llvm::is_contained(H.Modules, Hex))
+        continue; // a module's second segment
+      if (H.Program.empty()) {
+        H.Program = Hex;
+        H.ProgramPath = clean(S.Path);
+      }
+      H.Modules.push_back(std::move(Hex));
+    }
+    return H;
+  }
+  return makeError(ErrorCode::BadMagic,
+                   "not a raw or indexed profile (MemProf or PGO counters) "
+                   "or LLVM's counters text",
+                   0);
+}
 
 Expected<std::unique_ptr<ReportLoader>>
 ReportLoader::create(const std::vector<std::string> &ProfiledBinaries,
@@ -1391,7 +1858,15 @@ Expected<Report> ReportLoader::build(const ReportOptions &Opts) {
       if (I.Names == "none")
         I.Names = "binary";
   }
-  return buildReport(*Merger, *Names, Inputs, Opts);
+  auto R = buildReport(*Merger, *Names, Inputs, Opts);
+  if (!R)
+    return R.takeError();
+  // Modules of indexed inputs: the path of the binary named for them.
+  for (const auto &[Path, Id] : Locator->profiledBinaries())
+    for (ModuleTotals &M : R->Summary.Modules)
+      if (M.Path.empty() && M.BuildId == buildIdToHex(Id))
+        M.Path = Path;
+  return R;
 }
 
 Error ReportLoader::addCounters(StringRef Path, const CounterProfile &P) {

@@ -1,6 +1,7 @@
 //===- ToolCommon.cpp - Diagnostics, inputs and atomic output --------------===//
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Bundle.h"
+#include "memprof/ProfileData/Report.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/Support/FileSystem.h"
@@ -15,6 +16,7 @@
 #include "memprof/format/InstrProfFormat.h"
 #include "memprof/format/RawProfileFormat.h"
 #include <algorithm>
+#include <functional>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -81,11 +83,18 @@ void installOutOfMemoryHandler(StringRef Hint) {
   install_bad_alloc_error_handler(outOfMemoryLLVMHandler);
 }
 
+static std::vector<std::string> *Captured = nullptr;
+
+void captureDiagnostics(std::vector<std::string> *Into) { Captured = Into; }
+
 static void print(StringRef Kind, StringRef File, const Twine &Msg) {
-  errs() << ToolName << ": " << Kind << ": ";
+  std::string Text = Kind.str() + ": ";
   if (!File.empty())
-    errs() << File << ": ";
-  errs() << Msg << "\n";
+    Text += File.str() + ": ";
+  Text += Msg.str();
+  errs() << ToolName << ": " << Text << "\n";
+  if (Captured)
+    Captured->push_back(std::move(Text));
 }
 
 void error(StringRef File, const Twine &Msg) { print("error", File, Msg); }
@@ -151,6 +160,28 @@ void addModuleSearchOptions(CLI::App &App, ModuleSearch &S) {
                "DEBUGINFOD_TIMEOUT seconds)");
 }
 
+Report loadReport(const std::vector<std::string> &Inputs,
+                  const ModuleSearch &Search, bool IgnoreNames, bool Gaps,
+                  const ReportOptions &Opts) {
+  auto L = ReportLoader::create(Search, IgnoreNames);
+  if (!L)
+    fatal("", L.takeError());
+  (*L)->keepGaps(Gaps);
+  for (const std::string &Path : Inputs) {
+    auto Buf = readInput(Path);
+    if (!Buf)
+      fatal(Path, Buf.takeError());
+    if (Error E = (*L)->add(Path, (*Buf)->getBuffer()))
+      fatal(Path, std::move(E));
+  }
+  auto R = (*L)->build(Opts);
+  if (!R)
+    fatal("", R.takeError());
+  for (const std::string &N : (*L)->notes())
+    warning("", N);
+  return std::move(*R);
+}
+
 void addBundles(const std::vector<std::string> &Bundles,
                 std::vector<std::string> &Profiles, ModuleSearch &S) {
   for (const std::string &B : Bundles) {
@@ -191,14 +222,26 @@ bool parseCommandLine(CLI::App &App, int argc, char **argv) {
 
 void note(const Twine &Msg) { errs() << ToolName << ": " << Msg << "\n"; }
 
+static std::function<void()> FatalHook;
+
+void setFatalHook(std::function<void()> Hook) { FatalHook = std::move(Hook); }
+
+[[noreturn]] static void exitFatally() {
+  if (auto Hook = std::move(FatalHook)) {
+    FatalHook = nullptr; // once, even if it fails fatally itself
+    Hook();
+  }
+  std::exit(1);
+}
+
 void fatal(StringRef File, const Twine &Msg) {
   error(File, Msg);
-  std::exit(1);
+  exitFatally();
 }
 
 void fatal(StringRef File, Error E) {
   error(File, std::move(E));
-  std::exit(1);
+  exitFatally();
 }
 
 Expected<std::unique_ptr<MemoryBuffer>> readInput(StringRef Path) {

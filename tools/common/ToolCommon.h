@@ -6,6 +6,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,7 +17,17 @@ class App;
 
 namespace memprof {
 struct ModuleSearch;
+struct Report;
+struct ReportOptions;
 namespace tool {
+
+/// Reads \p Inputs (raw or indexed profiles, counters) as memprof-show does
+/// and builds their report; the loader's notes become warnings, a bad input
+/// is fatal. \p Gaps keeps the frames of raw inputs that cannot be
+/// symbolized in their place.
+Report loadReport(const std::vector<std::string> &Inputs,
+                  const ModuleSearch &Search, bool IgnoreNames, bool Gaps,
+                  const ReportOptions &Opts);
 
 /// The options that say where the modules of raw profiles are found
 /// (--profiled-binary, --debug-dir, --no-system-dirs, --no-debuginfod), the
@@ -48,11 +59,18 @@ void tuneAllocator();
 /// with status 1, removing any temporary output file, instead of aborting.
 /// Call after setToolName.
 void installOutOfMemoryHandler(llvm::StringRef Hint);
+/// From now on, every warning and error printed is also appended to
+/// \p Into ("warning: FILE: message"), for a machine-readable report; null
+/// stops it.
+void captureDiagnostics(std::vector<std::string> *Into);
 /// "<tool>: error: <file>: <message>" (file omitted when empty).
 void error(llvm::StringRef File, const llvm::Twine &Msg);
 void error(llvm::StringRef File, llvm::Error E);
 void warning(llvm::StringRef File, const llvm::Twine &Msg);
 void note(const llvm::Twine &Msg);
+/// Runs \p Hook (once) when fatal() is about to exit: a tool that promised
+/// a report writes it even when it fails.
+void setFatalHook(std::function<void()> Hook);
 /// Prints the error and exits with status 1.
 [[noreturn]] void fatal(llvm::StringRef File, const llvm::Twine &Msg);
 [[noreturn]] void fatal(llvm::StringRef File, llvm::Error E);

@@ -1,6 +1,7 @@
 //===- memprof-convert.cpp - Convert MemProf profiles between forms -------===//
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/Export.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfJSON.h"
@@ -8,9 +9,12 @@
 #include "memprof/ProfileData/ProfileNames.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/RawText.h"
+#include "memprof/ProfileData/Report.h"
+#include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
 #include <optional>
@@ -440,12 +444,24 @@ int main(int argc, char **argv) {
       "                .profraw (as llvm-profdata reads them) -> indexed\n"
       "                profile; an indexed profile is rewritten\n"
       "  --to-raw      memprof raw text -> raw profile bytes\n"
-      "  --to-json     anything --to-indexed reads -> JSON for scripts\n\n"
+      "  --to-json     anything --to-indexed reads -> JSON for scripts\n"
+      "  --to-pprof    raw or indexed MemProf profile -> pprof's profile.proto\n"
+      "                (gzip), for go tool pprof, speedscope, Perfetto\n"
+      "  --to-flamegraph  raw or indexed MemProf profile -> an interactive\n"
+      "                SVG flame graph\n"
+      "  --to-folded   raw or indexed MemProf profile -> folded stacks\n"
+      "                (flamegraph.pl, inferno, speedscope)\n\n"
+      "Raw profiles are symbolized for the pictures as memprof-show\n"
+      "symbolizes them (--profiled-binary, --debug-dir, ...).\n"
       "The input form is recognized from its content. Text and JSON go to\n"
       "standard output unless -o is given; binary output needs -o.",
       "memprof-convert"};
   std::string Input, Output, InputFormat = "auto";
   bool ToText = false, ToIndexed = false, ToRaw = false, ToJSON = false;
+  bool ToPprof = false, ToFlameGraph = false, ToFolded = false;
+  std::string WeightArg = "bytes", DiffBase, Title;
+  bool FullNames = false, NoGaps = false;
+  ModuleSearch Search;
   bool FullSchemaFlag = false;
   Options O;
   App.add_option("input", Input,
@@ -468,6 +484,36 @@ int main(int argc, char **argv) {
       "--to-json", ToJSON,
       "JSON, MemProf and counters (from any input but raw MemProf "
       "and raw text); see docs/text-formats.md");
+  Modes->add_flag("--to-pprof", ToPprof,
+                  "pprof's profile.proto, gzip-compressed (needs -o): a "
+                  "sample per allocation context, alloc_objects and "
+                  "alloc_space first (docs/memprof-convert.md#pprof)");
+  Modes->add_flag("--to-flamegraph", ToFlameGraph,
+                  "A self-contained interactive SVG flame graph of --weight, "
+                  "cold contexts in blue");
+  Modes->add_flag("--to-folded", ToFolded,
+                  "Folded stacks: root first, ';'-separated, then the "
+                  "--weight");
+  App.add_option("--weight", WeightArg,
+                 "--to-flamegraph, --to-folded: what a context weighs: "
+                 "bytes, count (allocations), accesses or lifetime (total "
+                 "ms)")
+      ->check(CLI::IsMember({"bytes", "count", "accesses", "lifetime"}))
+      ->capture_default_str();
+  App.add_option("--diff-base", DiffBase,
+                 "--to-pprof: a profile whose samples are added negated and "
+                 "labelled pprof::base, as pprof -diff_base does, so pprof "
+                 "shows the change from it")
+      ->type_name("PROFILE");
+  App.add_option("--title", Title, "--to-flamegraph: the title")
+      ->type_name("TEXT");
+  App.add_flag("--full-names", FullNames,
+               "--to-flamegraph, --to-folded: full demangled names (by "
+               "default template arguments and parameters are folded)");
+  App.add_flag("--no-gaps", NoGaps,
+               "--to-pprof, --to-flamegraph, --to-folded: drop the frames of "
+               "raw inputs that cannot be symbolized, as memprof-merge does");
+  tool::addModuleSearchOptions(App, Search);
   App.add_option("--input-format", InputFormat,
                  "What the input is: auto (recognized from its content), "
                  "indexed, raw, yaml, raw-text, profraw or proftext (LLVM's "
@@ -517,9 +563,61 @@ int main(int argc, char **argv) {
       "and JSON forms.");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
-  if (int(ToText) + int(ToIndexed) + int(ToRaw) + int(ToJSON) != 1)
-    tool::fatal("", "give exactly one of --to-text, --to-indexed, --to-raw "
-                    "and --to-json (see --help)");
+  if (int(ToText) + int(ToIndexed) + int(ToRaw) + int(ToJSON) +
+          int(ToPprof) + int(ToFlameGraph) + int(ToFolded) !=
+      1)
+    tool::fatal("", "give exactly one of --to-text, --to-indexed, --to-raw, "
+                    "--to-json, --to-pprof, --to-flamegraph and --to-folded "
+                    "(see --help)");
+  if (!DiffBase.empty() && !ToPprof)
+    tool::fatal("", "--diff-base goes with --to-pprof (memprof-show --diff "
+                    "compares profiles in text and JSON)");
+  if (ToPprof || ToFlameGraph || ToFolded) {
+    if (Input == "-")
+      tool::fatal("", "--to-pprof, --to-flamegraph and --to-folded read a "
+                      "file, not standard input");
+    if (ToPprof && Output.empty())
+      tool::fatal("", "binary output needs -o FILE (or -o - for standard "
+                      "output)");
+    std::vector<std::string> Inputs{Input};
+    if (!DiffBase.empty())
+      Inputs.push_back(DiffBase);
+    tool::refuseOutputOverInputs(Inputs,
+                                 Output == "-" ? StringRef() : StringRef(Output));
+    ReportOptions Opts;
+    Opts.TopContexts = SIZE_MAX;
+    Report R = tool::loadReport({Input}, Search, false, !NoGaps, Opts);
+    std::string Out;
+    raw_string_ostream OS(Out);
+    if (ToPprof) {
+      std::optional<Report> Base;
+      if (!DiffBase.empty())
+        Base = tool::loadReport({DiffBase}, Search, false, !NoGaps, Opts);
+      auto P = writePprof(R, Base ? &*Base : nullptr);
+      if (!P)
+        tool::fatal(Input, P.takeError());
+      Out = std::move(*P);
+    } else if (ToFolded) {
+      writeFolded(R, *parseWeight(WeightArg), FullNames, OS);
+    } else {
+      FlameGraphOptions FO;
+      FO.W = *parseWeight(WeightArg);
+      FO.FullNames = FullNames;
+      FO.Title = Title.empty() ? "Heap flame graph of " +
+                                     sys::path::filename(Input).str() + " (" +
+                                     weightName(FO.W).str() + ")"
+                               : Title;
+      writeFlameGraph(R, FO, OS);
+    }
+    if (Output.empty() || Output == "-") {
+      outs() << Out;
+      tool::finishStdout();
+      return 0;
+    }
+    if (Error E = tool::writeFileAtomically(Output, Out))
+      tool::fatal(Output, std::move(E));
+    return 0;
+  }
   O.MemProfVersionGiven = App.count("--memprof-version") > 0;
   if (FullSchemaFlag) {
     if (O.Schema != "auto" && O.Schema != "full")

@@ -1,12 +1,81 @@
 //===- memprof-show.cpp - Rank and summarize the contexts of MemProf profiles ===//
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Report.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
 
 using namespace llvm;
 using namespace memprof;
+
+/// --header-only: one entry per input, bad ones included.
+static int printHeaders(const std::vector<std::string> &Inputs,
+                        StringRef Format, StringRef Output) {
+  if (Inputs.empty())
+    tool::fatal("", "no input files (see --help)");
+  tool::refuseOutputOverInputs(Inputs, Output);
+  json::Array Entries;
+  std::string Text;
+  bool AnyBad = false;
+  for (const std::string &Path : Inputs) {
+    Expected<ProfileHeader> H = [&]() -> Expected<ProfileHeader> {
+      auto Buf = tool::readInput(Path);
+      if (!Buf)
+        return Buf.takeError();
+      return readProfileHeader((*Buf)->getBuffer());
+    }();
+    auto Fixed = [](StringRef S) {
+      return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+    };
+    if (!H) {
+      AnyBad = true;
+      std::string Why = toString(H.takeError());
+      tool::error(Path, Why);
+      Entries.push_back(json::Object{{"path", Fixed(Path)},
+                                     {"error", Fixed(Why)}});
+      Text += Path + ": error: " + Why + "\n";
+      continue;
+    }
+    json::Array Modules;
+    for (const std::string &M : H->Modules)
+      Modules.push_back(M);
+    Entries.push_back(json::Object{
+        {"path", Fixed(Path)},
+        {"error", nullptr},
+        {"kind", H->Kind},
+        {"memprof", H->MemProf},
+        {"counters", H->Counters},
+        {"program", H->Program.empty() ? json::Value(nullptr)
+                                       : json::Value(H->Program)},
+        {"program_path", H->ProgramPath.empty()
+                             ? json::Value(nullptr)
+                             : json::Value(H->ProgramPath)},
+        {"modules", std::move(Modules)}});
+    Text += Path + ": " + H->Kind + ", program " +
+            (H->Program.empty() ? std::string("unknown") : H->Program) +
+            (H->ProgramPath.empty() ? "" : " (" + H->ProgramPath + ")") +
+            ", " + std::to_string(H->Modules.size()) + " modules\n";
+  }
+  std::string Out = Text;
+  if (Format != "text") {
+    // JSON; YAML readers take it too (JSON is YAML 1.2).
+    Out.clear();
+    raw_string_ostream OS(Out);
+    OS << formatv("{0:2}", json::Value(json::Object{
+                               {"schema_version", 1},
+                               {"headers", std::move(Entries)}}))
+       << "\n";
+  }
+  if (Output.empty()) {
+    outs() << Out;
+    tool::finishStdout();
+  } else if (Error E = tool::writeFileAtomically(Output, Out)) {
+    tool::fatal(Output, std::move(E));
+  }
+  return AnyBad ? 1 : 0;
+}
 
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
@@ -30,7 +99,10 @@ int main(int argc, char **argv) {
   ModuleSearch Search;
   std::string Sort = "bytes", Format = "text", Output;
   size_t Top = 10, TopFunctions = 10;
-  bool Reverse = false, NoNames = false, NoGaps = false;
+  std::string Group = "context";
+  std::vector<std::string> DiffBases;
+  bool Reverse = false, NoNames = false, NoGaps = false, FullNames = false;
+  bool HeaderOnly = false;
   App.add_option("inputs", Inputs,
                  "Raw or indexed profiles, MemProf or PGO counters or both, "
                  "or LLVM's counters text");
@@ -47,6 +119,23 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"bytes", "count", "accesses", "lifetime", "density"}))
       ->capture_default_str();
   App.add_flag("--reverse", Reverse, "List the lowest values first");
+  App.add_option("--group-by", Group,
+                 "The rows: allocation contexts, or their sums by allocation "
+                 "site (function, line and column of the allocating call) or "
+                 "by the function the site lies in (with the totals of every "
+                 "context through it)")
+      ->check(CLI::IsMember({"context", "site", "function"}))
+      ->capture_default_str();
+  App.add_option("--diff", DiffBases,
+                 "Compare the inputs with this base profile (raw or indexed; "
+                 "repeatable, merged): rows ranked by the change of the "
+                 "--sort value, new and vanished ones marked, each with its "
+                 "before and after")
+      ->type_name("BASE");
+  App.add_flag("--full-names", FullNames,
+               "Text: full demangled names (by default template arguments "
+               "and parameter lists are folded, std::__cxx11:: dropped; "
+               "JSON and YAML always give full names)");
   App.add_option("--function", Functions,
                  "List only contexts with a frame whose demangled or linkage "
                  "name matches this extended regular expression (a substring "
@@ -73,46 +162,58 @@ int main(int argc, char **argv) {
                "the contexts left with none, as memprof-merge does (by "
                "default each is shown in its place, as ?? with its module, "
                "offset and why)");
+  App.add_flag("--header-only", HeaderOnly,
+               "Only say what each input is and which program it profiles "
+               "(the build id of a raw profile's first module, a .profraw's "
+               "binary id), reading nothing else: no symbolization, no "
+               "merge. A bad input is reported in its entry; the status is "
+               "1 if any is bad");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
+  if (HeaderOnly)
+    return printHeaders(Inputs, Format, Output);
 
   tool::addBundles(Bundles, Inputs, Search);
   if (Inputs.empty())
     tool::fatal("", "no input files; give profiles or --bundle (see --help)");
   tool::refuseOutputOverInputs(Inputs, Output);
 
-  auto L = ReportLoader::create(Search, NoNames);
-  if (!L)
-    tool::fatal("", L.takeError());
-  (*L)->keepGaps(!NoGaps);
-  for (const std::string &Path : Inputs) {
-    auto Buf = tool::readInput(Path);
-    if (!Buf)
-      tool::fatal(Path, Buf.takeError());
-    if (Error E = (*L)->add(Path, (*Buf)->getBuffer()))
-      tool::fatal(Path, std::move(E));
-  }
   ReportOptions Opts;
   Opts.TopContexts = Top;
   Opts.TopFunctions = TopFunctions;
   Opts.Sort = *parseSortKey(Sort);
   Opts.Reverse = Reverse;
   Opts.FunctionFilters = Functions;
-  auto R = (*L)->build(Opts);
-  if (!R)
-    tool::fatal("", R.takeError());
-  for (const std::string &N : (*L)->notes())
-    tool::warning("", N);
+  Opts.Group = *parseGroupBy(Group);
+  Opts.FullNames = FullNames;
+  tool::refuseOutputOverInputs(DiffBases, Output);
 
   std::string Text;
   raw_string_ostream File(Text);
   raw_ostream &OS = Output.empty() ? static_cast<raw_ostream &>(outs()) : File;
-  if (Format == "json")
-    printReportJSON(*R, OS);
-  else if (Format == "yaml")
-    printReportYAML(*R, OS);
-  else
-    printReportText(*R, OS);
+  if (!DiffBases.empty()) {
+    // Every row of both sides, joined; the top ones are chosen by change.
+    ReportOptions All = Opts;
+    All.TopContexts = SIZE_MAX;
+    Report Before = tool::loadReport(DiffBases, Search, NoNames, !NoGaps, All);
+    Report After = tool::loadReport(Inputs, Search, NoNames, !NoGaps, All);
+    ReportDiff D = diffReports(std::move(Before), std::move(After), Opts);
+    if (Format == "json")
+      printDiffJSON(D, OS);
+    else if (Format == "yaml")
+      printDiffYAML(D, OS);
+    else
+      printDiffText(D, OS);
+  } else {
+    Report R = tool::loadReport(Inputs, Search, NoNames, !NoGaps, Opts);
+    if (Format == "json")
+      printReportJSON(R, OS);
+    else if (Format == "yaml")
+      printReportYAML(R, OS);
+    else
+      printReportText(R, OS);
+  }
+
   if (Output.empty()) {
     tool::finishStdout();
     return 0;

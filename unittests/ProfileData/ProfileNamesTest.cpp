@@ -484,3 +484,66 @@ TEST(ProfileNames, SpecificLies) {
 }
 
 } // namespace
+
+TEST(ProfileNames, ModulePathsRoundTrip) {
+  Small S;
+  // Among several recorded paths the smallest, whatever the order.
+  S.N.addModulePath("\x01\x02", "/opt/app/bin/b");
+  S.N.addModulePath("\x01\x02", "/opt/app/bin/a");
+  S.N.addModulePath("\x01\x02", "/opt/app/bin/c");
+  S.N.addModulePath("\x01\x02", "");
+  EXPECT_EQ(S.N.modulePath("\x01\x02"), "/opt/app/bin/a");
+  SmallVector<char, 0> Out(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Out, S.P, S.N)));
+  // The flag says the module table holds paths.
+  EXPECT_EQ(support::endian::read32le(Out.data() + 24 + 12) &
+                names::FlagModulePaths,
+            names::FlagModulePaths);
+  auto Back = readNamesExtension(StringRef(Out.data(), Out.size()));
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  EXPECT_EQ(Back->modulePath("\x01\x02"), "/opt/app/bin/a");
+  EXPECT_EQ(Back->modulePath("\x03"), "");
+  SmallVector<char, 0> Again(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Again, S.P, *Back)));
+  EXPECT_EQ(hexOf(Out), hexOf(Again));
+
+  // Without paths the file is what it was before paths existed (the
+  // golden bytes): no flag, no path offsets.
+  Small Plain;
+  SmallVector<char, 0> NoPaths(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(NoPaths, Plain.P, Plain.N)));
+  EXPECT_EQ(support::endian::read32le(NoPaths.data() + 24 + 12) &
+                names::FlagModulePaths,
+            0u);
+
+  // Every corruption of the file with paths is read or refused cleanly.
+  const std::string Good(Out.begin(), Out.end());
+  for (size_t I = 24; I < Good.size(); ++I) {
+    std::string Bad = Good;
+    Bad[I] = char(uint8_t(Bad[I]) ^ 0xff);
+    auto R = readNamesExtension(Bad);
+    if (!R)
+      ASSERT_TRUE(codeOf(R.takeError()).has_value());
+  }
+}
+
+TEST(ProfileNames, ModulePathOutsideTheStringTable) {
+  Small S;
+  S.N.addModulePath("\x01\x02", "/p");
+  SmallVector<char, 0> Out(16, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Out, S.P, S.N)));
+  std::string B(Out.begin(), Out.end());
+  // The module table follows the header and the string table: one module
+  // (count 1, length 2, the id, then its path's offset).
+  const uint32_t StringsSize = support::endian::read32le(B.data() + 16 + 24);
+  ASSERT_EQ(support::endian::read32le(B.data() + 16 + 12) &
+                names::FlagStringsZlib,
+            0u);
+  const size_t PathRef = 16 + 48 + StringsSize + 4;
+  B[PathRef] = 0x7f; // past the table (a one-byte varint)
+  auto R = readNamesExtension(B);
+  ASSERT_FALSE(bool(R));
+  EXPECT_NE(toString(R.takeError()).find("module 0 path string offset 127 is "
+                                         "outside the string table"),
+            std::string::npos);
+}

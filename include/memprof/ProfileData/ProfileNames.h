@@ -76,6 +76,13 @@ public:
   /// Sets the location of frames (G, LineOffset) outright, an unknown one
   /// included (the frame's location is then not derived). For readers.
   void setLocation(GUID G, uint32_t LineOffset, SourceLocation L);
+  /// Records that the module with \p BuildId (raw bytes) was loaded from
+  /// \p Path, as a profile recorded it. Among several, the smallest wins,
+  /// so neither the order of the inputs nor the way they are split into
+  /// partial merges matters. Empty ones are ignored.
+  void addModulePath(llvm::StringRef BuildId, llvm::StringRef Path);
+  /// The path of the module with \p BuildId; empty when unknown.
+  llvm::StringRef modulePath(llvm::StringRef BuildId) const;
   /// Adds every observation of \p O.
   void merge(const ProfileNames &O);
   /// Marks every frame of \p P that has a named function but no observed
@@ -117,6 +124,7 @@ private:
   size_t PoolBytes = 0;
   std::map<GUID, FunctionNameInfo> Functions;
   std::map<std::pair<GUID, uint32_t>, SourceLocation> Locations;
+  std::map<llvm::StringRef, llvm::StringRef> ModulePaths; // build id -> path
 };
 
 /// llvm::demangle of \p LinkageName (the name itself when not mangled).

@@ -35,6 +35,16 @@ enum class SortKey {
 std::optional<SortKey> parseSortKey(llvm::StringRef Name);
 llvm::StringRef sortKeyName(SortKey K);
 
+/// "cold", "notcold" or "hot", as reports and exports name the classes.
+llvm::StringRef allocClassName(AllocClass C);
+
+/// What a report's rows are: allocation contexts, or their sums by
+/// allocation site (the function, line and column of the site's frame) or
+/// by the function the allocation site lies in.
+enum class GroupBy { Context, Site, Function };
+std::optional<GroupBy> parseGroupBy(llvm::StringRef Name);
+llvm::StringRef groupByName(GroupBy G);
+
 struct ReportOptions {
   /// How many contexts to list (after the filter), highest first.
   size_t TopContexts = 10;
@@ -48,6 +58,10 @@ struct ReportOptions {
   /// How many functions the PGO counter section ranks by their largest
   /// counter (llvm-profdata show --topn).
   size_t TopFunctions = 10;
+  /// The rows: contexts, or their sums by site or function.
+  GroupBy Group = GroupBy::Context;
+  /// Text: full demangled names instead of short ones (shortFunctionName).
+  bool FullNames = false;
 };
 
 /// One input file as the report describes it.
@@ -81,23 +95,36 @@ struct ReportFrame {
 /// A value some inputs' schemas may not hold.
 template <typename T> using Maybe = std::optional<T>;
 
-struct ReportContext {
-  CallStackId Id = 0;
-  std::vector<ReportFrame> Frames; // allocation site first, root last
-  MemInfoBlock Info;
-  uint32_t Known = 0; // bit T-1 for field tag T
-  std::optional<AllocClass> Class; // unknown when the fields are missing
-  std::string ModuleBuildId;       // hex, of the allocation site; may be ""
-
-  Maybe<uint64_t> field(MIBTag T) const;
-  /// Total / AllocCount; unknown when either is.
-  Maybe<double> average(MIBTag Total) const;
-};
-
 struct ClassTotals {
   uint64_t Contexts = 0;
   uint64_t Allocations = 0;
   uint64_t Bytes = 0;
+};
+
+/// A row of a report: one allocation context, or (GroupBy::Site, Function)
+/// the sum of the contexts whose allocation site is one site or lies in one
+/// function.
+struct ReportContext {
+  /// The context's id; for a group, a hash of its key.
+  CallStackId Id = 0;
+  /// A context: allocation site first, root last. A site: its frame. A
+  /// function: the function, at its declaration.
+  std::vector<ReportFrame> Frames;
+  MemInfoBlock Info;
+  uint32_t Known = 0; // bit T-1 for field tag T
+  std::optional<AllocClass> Class; // unknown when the fields are missing
+  std::string ModuleBuildId;       // hex, of the allocation site; may be ""
+  /// Groups: the contexts summed, and those of them classified cold.
+  uint64_t Contexts = 1;
+  ClassTotals Cold;
+  /// GroupBy::Function: every context with a frame in the function,
+  /// counted once each (pprof's "cum"), beside the sum of those whose
+  /// allocation site lies in it ("flat").
+  std::optional<ClassTotals> Through;
+
+  Maybe<uint64_t> field(MIBTag T) const;
+  /// Total / AllocCount; unknown when either is.
+  Maybe<double> average(MIBTag Total) const;
 };
 
 struct ModuleTotals {
@@ -172,6 +199,8 @@ struct Report {
   /// Totals of the contexts the filter selected (all when no filter).
   ClassTotals Selected;
   std::vector<ReportContext> Contexts; // the top ones, in rank order
+  /// The rows ranked: the contexts selected, or their groups.
+  uint64_t Rows = 0;
   std::vector<std::string> Notes;      // caveats, e.g. a sort key not stored
   CounterReport Counters;
   /// Whether any input holds MemProf data (else, with counters, the text
@@ -186,9 +215,63 @@ llvm::Expected<Report> buildReport(const ProfileMerger &M,
                                    std::vector<ReportInput> Inputs,
                                    const ReportOptions &Opts);
 
+/// One row of a comparison: a context (or group) of the base, of the new
+/// profile, or of both, matched by id (a context's id is the hash of its
+/// frames: the same code gives the same id in every run and build).
+struct DiffRow {
+  std::optional<ReportContext> Before, After; // absent: not in that side
+  /// The change of the sort value (bytes, count, accesses, average
+  /// lifetime or density): after less before, an absent side counting 0.
+  double Change = 0;
+  /// "new", "vanished", "grown", "shrunk" or "unchanged".
+  llvm::StringRef status() const;
+  const ReportContext &row() const { return After ? *After : *Before; }
+};
+
+struct ReportDiff {
+  ReportOptions Options;
+  /// Each side's inputs and the totals of the rows compared (those the
+  /// --function filter selects, all when none).
+  std::vector<ReportInput> BeforeInputs, AfterInputs;
+  ClassTotals BeforeTotals, AfterTotals;
+  uint64_t BeforeAccesses = 0, AfterAccesses = 0;
+  uint64_t New = 0, Vanished = 0, Grown = 0, Shrunk = 0, Unchanged = 0;
+  /// The top rows by the size of their change, largest first (ties: larger
+  /// growth first, then by id). With Options.Reverse, shrinking first.
+  std::vector<DiffRow> Rows;
+  std::vector<std::string> Notes;
+};
+
+/// Compares two reports built with every row (TopContexts = SIZE_MAX) and
+/// the same grouping; keeps Opts.TopContexts rows.
+ReportDiff diffReports(Report Before, Report After, const ReportOptions &Opts);
+void printDiffText(const ReportDiff &D, llvm::raw_ostream &OS);
+void printDiffJSON(const ReportDiff &D, llvm::raw_ostream &OS);
+void printDiffYAML(const ReportDiff &D, llvm::raw_ostream &OS);
+
 void printReportText(const Report &R, llvm::raw_ostream &OS);
 void printReportJSON(const Report &R, llvm::raw_ostream &OS);
 void printReportYAML(const Report &R, llvm::raw_ostream &OS);
+
+/// What a profile file is and which program it profiles, read without
+/// symbolizing or merging anything (memprof-show --header-only; how
+/// memprof-fleet groups its inputs by program).
+struct ProfileHeader {
+  /// "raw" (MemProf), "raw-counters" (.profraw), "indexed" or
+  /// "counters-text".
+  std::string Kind;
+  bool MemProf = false, Counters = false;
+  /// Hex build id of the profiled program: a raw MemProf profile's first
+  /// module with a build id (the runtimes list the main program first), a
+  /// .profraw's binary id when it has exactly one; "" when the file does
+  /// not say (indexed profiles and text hold no program id).
+  std::string Program;
+  /// The program's path as memprof's runtime recorded it; may be "".
+  std::string ProgramPath;
+  /// Every module's hex build id, in the file's order.
+  std::vector<std::string> Modules;
+};
+llvm::Expected<ProfileHeader> readProfileHeader(llvm::StringRef Data);
 
 /// Reads inputs for a report.
 class ReportLoader {

@@ -18,12 +18,15 @@ static const uint64_t FooterMagic = 0x81646E656E706DFFULL;
 static const uint32_t Version = 1;
 /* The string table section is a zlib stream (RFC 1950). */
 static const uint32_t FlagStringsZlib = 1;
+/* Each module of the module table is followed by the string-table offset of
+   the path its process loaded it from (the empty string: unknown). */
+static const uint32_t FlagModulePaths = 2;
 
 /* Header, 48 bytes, at the first byte after the LLVM part (8-aligned). */
 struct Header {
   uint64_t Magic;             /* HeaderMagic */
   uint32_t Version;           /* 1 */
-  uint32_t Flags;             /* FlagStringsZlib or 0; other bits unsupported */
+  uint32_t Flags;             /* FlagStringsZlib, FlagModulePaths; others unsupported */
   uint64_t LLVMPartSize;      /* = absolute offset of this header */
   uint32_t StringTableSize;   /* bytes of each section, in file order */
   uint32_t ModuleTableSize;

@@ -1,0 +1,78 @@
+//===- Export.h - Pictures and comparisons of a profile's contexts -*- C++ -*-===//
+//
+// What is drawn from a Report built with every context (ReportOptions::
+// TopContexts = SIZE_MAX): pprof's profile.proto, folded stacks, an
+// interactive flame graph, and the short names the text report and the
+// pictures show. A Report's contexts are named as memprof-show names them,
+// from indexed profiles' names or by symbolizing raw ones, with the frames
+// that could not be symbolized kept in their place as gaps.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_PROFILEDATA_EXPORT_H
+#define MEMPROF_PROFILEDATA_EXPORT_H
+
+#include "memprof/ProfileData/Report.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+#include <optional>
+#include <string>
+
+namespace memprof {
+
+/// What a context weighs in a picture or a comparison: the sum of one
+/// MemInfoBlock field over its allocations.
+enum class Weight {
+  Bytes,    // TotalSize
+  Count,    // AllocCount
+  Accesses, // TotalAccessCount
+  Lifetime, // TotalLifetime (ms, summed over the allocations)
+};
+std::optional<Weight> parseWeight(llvm::StringRef Name);
+llvm::StringRef weightName(Weight W);
+/// The field a weight sums.
+MIBTag weightField(Weight W);
+/// The context's weight; 0 when its inputs do not store the field.
+uint64_t weightOf(const ReportContext &C, Weight W);
+/// The fields some context of \p R stores (bit T-1 for tag T).
+uint32_t knownFields(const Report &R);
+
+/// A demangled C++ name made short for reading, as pprof shortens names:
+/// template arguments folded to "<>"; parameter lists, ABI tags, the return
+/// type and trailing qualifiers dropped; and the standard library's inline
+/// namespaces (std::__cxx11::, std::__1::) removed; std::basic_string<char>
+/// is std::string. Names that are not C++ (C, Rust, a GUID) come back as
+/// they are.
+std::string shortFunctionName(llvm::StringRef Demangled);
+
+/// How pictures and text name a frame: its demangled name (short unless
+/// \p FullNames), its GUID when unnamed, or "?? [symbol] at module+0xOFF"
+/// for a gap.
+std::string frameLabel(const ReportFrame &F, bool FullNames);
+
+/// pprof's profile.proto, gzip-compressed, of every context of \p R (see
+/// docs/memprof-convert.md#pprof). With \p Base, the base's samples follow,
+/// negated and labelled pprof::base=true, as `pprof -diff_base` combines
+/// two profiles, so any pprof client shows the difference.
+llvm::Expected<std::string> writePprof(const Report &R,
+                                       const Report *Base = nullptr);
+
+/// Folded stacks, one line per context: frames root first, ';'-separated,
+/// a space and the weight (what flamegraph.pl, inferno and speedscope read).
+/// Contexts of weight 0 are left out; the lines are sorted.
+void writeFolded(const Report &R, Weight W, bool FullNames,
+                 llvm::raw_ostream &OS);
+
+struct FlameGraphOptions {
+  Weight W = Weight::Bytes;
+  bool FullNames = false;
+  std::string Title = "Heap flame graph";
+};
+/// A self-contained interactive SVG flame graph (zoom on click, search,
+/// details on hover), cold contexts' frames in blue.
+void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
+                     llvm::raw_ostream &OS);
+
+} // namespace memprof
+
+#endif

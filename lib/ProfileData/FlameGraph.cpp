@@ -1,0 +1,604 @@
+//===- FlameGraph.cpp - Folded stacks and an interactive SVG flame graph --===//
+//
+// Both pictures are drawn from a Report holding every context, each frame
+// named by frameLabel. The folded text is what flamegraph.pl, inferno and
+// speedscope read; the SVG is our own (written from scratch, not derived
+// from flamegraph.pl) and needs nothing outside the file: no fonts, scripts
+// or URLs. Both are byte-identical for the same report: children and lines
+// are sorted by name, colours come from a fixed hash of the name, and
+// coordinates are printed with a fixed precision.
+//
+//===----------------------------------------------------------------------===//
+#include "memprof/ProfileData/Export.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MathExtras.h"
+#include <algorithm>
+#include <map>
+#include <set>
+
+using namespace llvm;
+
+namespace memprof {
+
+namespace {
+
+/// A frame's label with what a line-based format cannot hold replaced:
+/// control characters (newlines, tabs) become spaces and the result is
+/// trimmed, so no name ends in a space before the weight or is empty;
+/// invalid UTF-8 is repaired.
+std::string cleanLabel(StringRef Label) {
+  // Names come from files: keep every output valid UTF-8.
+  std::string S = json::isUTF8(Label) ? Label.str() : json::fixUTF8(Label);
+  for (char &C : S)
+    if (static_cast<unsigned char>(C) < 0x20)
+      C = ' ';
+  StringRef T = StringRef(S).trim(' ');
+  return T.empty() ? std::string("?") : T.str();
+}
+
+/// The label as one element of a folded stack: ';' separates frames there,
+/// so a ';' inside a name (an operator, a path) becomes ':'.
+std::string foldedLabel(StringRef Label) {
+  std::string S = cleanLabel(Label);
+  std::replace(S.begin(), S.end(), ';', ':');
+  return S;
+}
+
+} // namespace
+
+void writeFolded(const Report &R, Weight W, bool FullNames, raw_ostream &OS) {
+  // Keyed by the stack: identical stacks (contexts that differ only in
+  // lines, columns or the template arguments short names fold) are summed,
+  // and the map's order makes the output sorted.
+  std::map<std::string, uint64_t> Lines;
+  for (const ReportContext &C : R.Contexts) {
+    uint64_t V = weightOf(C, W);
+    if (V == 0)
+      continue;
+    std::string Stack;
+    for (auto It = C.Frames.rbegin(); It != C.Frames.rend(); ++It) {
+      if (It != C.Frames.rbegin())
+        Stack += ';';
+      Stack += foldedLabel(frameLabel(*It, FullNames));
+    }
+    if (Stack.empty())
+      Stack = "(no frames)";
+    uint64_t &Sum = Lines[Stack];
+    Sum = SaturatingAdd(Sum, V);
+  }
+  for (const auto &[Stack, V] : Lines)
+    OS << Stack << ' ' << V << '\n';
+}
+
+//===----------------------------------------------------------------------===//
+// Flame graph
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+// The picture's geometry in SVG user units (pixels at 100%).
+constexpr unsigned ImageWidth = 1200;
+constexpr unsigned SidePad = 10;
+constexpr unsigned DrawWidth = ImageWidth - 2 * SidePad;
+constexpr unsigned FrameHeight = 16;  // a 15-unit box and a 1-unit gap
+constexpr unsigned HeaderHeight = 84; // title, subtitle, legend
+constexpr unsigned FooterHeight = 30; // the details line
+// Frame text is monospace so that its width can be known here without
+// font metrics: 12px DejaVu Sans Mono (what Debian's browsers pick for
+// "monospace") advances 7.22 units a character; a little more is assumed so
+// that labels never overflow their box in a wider monospace font.
+constexpr double CharWidth = 7.3;
+constexpr unsigned TextInset = 3;
+// Frames under this share of the total (1/1000) are not drawn, with all
+// they hold: at 1180 units they would be about a unit wide. Their weight
+// stays in their parents' width, as flamegraph.pl's --minwidth leaves it.
+constexpr uint64_t MinShareInverse = 1000;
+
+struct Node {
+  std::string Label;
+  uint64_t Total = 0;
+  uint64_t Cold = 0;
+  bool Gap = false;
+  /// The full names behind a short label (several when the short names of
+  /// different instantiations or overloads coincide).
+  std::set<std::string> FullNames;
+  /// Children by label: sorted, so the picture does not depend on the
+  /// order of the report's contexts.
+  std::map<std::string, size_t> Children;
+};
+
+/// The call tree of every context, root first; node 0 is "all".
+struct Tree {
+  std::vector<Node> Nodes;
+  bool AnyClass = false; // some context was classified
+  uint64_t Contexts = 0; // contexts of non-zero weight
+
+  Tree() { Nodes.emplace_back().Label = "all"; }
+
+  void add(const ReportContext &C, uint64_t V, bool FullNames) {
+    bool IsCold = C.Class == AllocClass::Cold;
+    AnyClass |= C.Class.has_value();
+    ++Contexts;
+    size_t At = 0;
+    auto Count = [&](size_t I) {
+      Node &N = Nodes[I];
+      N.Total = SaturatingAdd(N.Total, V);
+      if (IsCold)
+        N.Cold = SaturatingAdd(N.Cold, V);
+    };
+    Count(At);
+    for (auto It = C.Frames.rbegin(); It != C.Frames.rend(); ++It) {
+      std::string Label = cleanLabel(frameLabel(*It, FullNames));
+      auto [Child, New] = Nodes[At].Children.try_emplace(Label, Nodes.size());
+      // Read before growing Nodes, which may move the map Child points in.
+      size_t Next = Child->second;
+      if (New)
+        Nodes.emplace_back().Label = std::move(Label);
+      At = Next;
+      Node &N = Nodes[At];
+      N.Gap |= It->Gap.has_value();
+      if (!FullNames && N.FullNames.size() < 64)
+        N.FullNames.insert(cleanLabel(frameLabel(*It, /*FullNames=*/true)));
+      Count(At);
+    }
+  }
+};
+
+/// Text for XML character data and attribute values: the five special
+/// characters as entities, control characters (which XML 1.0 forbids even
+/// as references) as '?', invalid UTF-8 repaired, and U+FFFE/U+FFFF (not
+/// XML characters either) as U+FFFD.
+std::string xml(StringRef S) {
+  std::string Fixed;
+  if (!json::isUTF8(S)) {
+    Fixed = json::fixUTF8(S);
+    S = Fixed;
+  }
+  std::string Out;
+  Out.reserve(S.size());
+  for (size_t I = 0; I < S.size(); ++I) {
+    char C = S[I];
+    switch (C) {
+    case '&':
+      Out += "&amp;";
+      continue;
+    case '<':
+      Out += "&lt;";
+      continue;
+    case '>':
+      Out += "&gt;";
+      continue;
+    case '"':
+      Out += "&quot;";
+      continue;
+    case '\'':
+      Out += "&#39;";
+      continue;
+    default:
+      break;
+    }
+    if (static_cast<unsigned char>(C) < 0x20) {
+      Out += '?';
+      continue;
+    }
+    if (S.substr(I).starts_with("\xEF\xBF\xBE") ||
+        S.substr(I).starts_with("\xEF\xBF\xBF")) {
+      Out += "\xEF\xBF\xBD";
+      I += 2;
+      continue;
+    }
+    Out += C;
+  }
+  return Out;
+}
+
+/// How many characters (code points) \p S holds; \p S is valid UTF-8.
+size_t charCount(StringRef S) {
+  size_t N = 0;
+  for (char C : S)
+    N += (static_cast<unsigned char>(C) & 0xC0) != 0x80;
+  return N;
+}
+
+/// The first \p N characters of \p S.
+StringRef firstChars(StringRef S, size_t N) {
+  for (size_t I = 0; I < S.size(); ++I)
+    if ((static_cast<unsigned char>(S[I]) & 0xC0) != 0x80 && N-- == 0)
+      return S.take_front(I);
+  return S;
+}
+
+/// The label as it fits a box \p Width units wide: whole, cut with "..",
+/// or nothing when not even three characters fit. The script's fit() does
+/// the same when zooming.
+std::string fitLabel(StringRef Label, double Width) {
+  double Room = (Width - 2 * TextInset) / CharWidth;
+  if (Room < 3)
+    return "";
+  size_t Chars = static_cast<size_t>(Room);
+  if (charCount(Label) <= Chars)
+    return Label.str();
+  return firstChars(Label, Chars - 2).str() + "..";
+}
+
+/// A fixed 64-bit FNV-1a hash: colours must not change between runs,
+/// builds or platforms (std::hash may).
+uint64_t fnv1a(StringRef S) {
+  uint64_t H = 0xcbf29ce484222325ULL;
+  for (char C : S) {
+    H ^= static_cast<unsigned char>(C);
+    H *= 0x100000001b3ULL;
+  }
+  return H;
+}
+
+enum class Palette { Warm, Cold, Gap };
+
+/// A colour of the palette picked by the name's hash, so that a function
+/// keeps its colour across the picture and across profiles. Integer
+/// arithmetic: the same bytes everywhere.
+std::string colour(Palette P, StringRef Name) {
+  uint64_t H = fnv1a(Name);
+  unsigned A = H & 0xFF, B = (H >> 8) & 0xFF, C = (H >> 16) & 0xFF;
+  unsigned R, G, Bl;
+  switch (P) {
+  case Palette::Warm: // red through orange to yellow
+    R = 205 + 50 * A / 255;
+    G = 60 + 170 * B / 255;
+    Bl = 55 * C / 255;
+    break;
+  case Palette::Cold: // blues; blue leads red and green by at least 30
+    R = 20 + 70 * A / 255;
+    G = 90 + 80 * B / 255;
+    Bl = 200 + 55 * C / 255;
+    break;
+  case Palette::Gap: // greys
+    R = G = Bl = 170 + 40 * A / 255;
+    break;
+  }
+  return ("rgb(" + Twine(R) + "," + Twine(G) + "," + Twine(Bl) + ")").str();
+}
+
+/// What one unit of the weight is called in the picture.
+StringRef unitName(Weight W) {
+  switch (W) {
+  case Weight::Bytes:
+    return "bytes";
+  case Weight::Count:
+    return "allocations";
+  case Weight::Accesses:
+    return "accesses";
+  case Weight::Lifetime:
+    return "ms of lifetime";
+  }
+  return "";
+}
+
+std::string percent(uint64_t Part, uint64_t Whole) {
+  double P = Whole ? 100.0 * double(Part) / double(Whole) : 0.0;
+  return formatv("{0:F2}%", P).str();
+}
+
+std::string coord(double V) { return formatv("{0:F2}", V).str(); }
+
+/// The script: zoom on click (ancestors stretched and faded, everything
+/// else hidden; "Reset Zoom", a click on "all" or Escape undoes it), search
+/// by regular expression (Ctrl-F or the Search button; matches in magenta
+/// and the share of the total whose stacks hold a match, each context
+/// counted once), and the details of the frame under the mouse. "?z=RE" in
+/// the file's URL zooms on the first frame (in the file's order) whose name
+/// matches, "?s=RE" searches: links can point at a view, and a headless
+/// browser can check both. Only numbers are written into the script from
+/// C++, never names.
+constexpr StringLiteral Script = R"js(
+(function () {
+  "use strict";
+  var frames = document.getElementById("frames");
+  var details = document.getElementById("details");
+  var unzoomButton = document.getElementById("unzoom");
+  var searchButton = document.getElementById("search");
+  var matched = document.getElementById("matched");
+  var all = Array.prototype.slice.call(frames.querySelectorAll("g.f"));
+  var fills = all.map(function (g) {
+    return g.querySelector("rect").getAttribute("fill");
+  });
+  var searching = false;
+
+  function num(g, name) { return parseFloat(g.getAttribute(name)); }
+  function fit(label, width) {
+    var room = Math.floor((width - 2 * TextInset) / CharWidth);
+    if (room < 3) return "";
+    var chars = Array.from(label);
+    if (chars.length <= room) return label;
+    return chars.slice(0, room - 2).join("") + "..";
+  }
+  function place(g, x, width) {
+    var r = g.querySelector("rect"), t = g.querySelector("text");
+    r.setAttribute("x", x.toFixed(2));
+    r.setAttribute("width", width.toFixed(2));
+    t.setAttribute("x", (x + TextInset).toFixed(2));
+    t.textContent = fit(g.getAttribute("data-n"), width);
+  }
+  function zoom(z) {
+    var zo = num(z, "data-o"), zw = num(z, "data-w"), zl = num(z, "data-l");
+    all.forEach(function (g) {
+      var o = num(g, "data-o"), w = num(g, "data-w"), l = num(g, "data-l");
+      g.classList.remove("p", "hide");
+      if (l < zl && o <= zo && o + w >= zo + zw) {
+        g.classList.add("p");
+        place(g, SidePad, DrawWidth);
+      } else if (l >= zl && o >= zo && o + w <= zo + zw) {
+        place(g, SidePad + (o - zo) / zw * DrawWidth, w / zw * DrawWidth);
+      } else {
+        g.classList.add("hide");
+      }
+    });
+    unzoomButton.classList.remove("hide");
+  }
+  function unzoom() {
+    all.forEach(function (g) {
+      g.classList.remove("p", "hide");
+      place(g, SidePad + num(g, "data-o") / Total * DrawWidth,
+            num(g, "data-w") / Total * DrawWidth);
+    });
+    unzoomButton.classList.add("hide");
+  }
+  function resetSearch() {
+    all.forEach(function (g, i) {
+      g.querySelector("rect").setAttribute("fill", fills[i]);
+    });
+    matched.textContent = " ";
+    searchButton.textContent = "Search";
+    searching = false;
+  }
+  function doSearch(term) {
+    var re;
+    try { re = new RegExp(term); } catch (e) {
+      window.alert("Not a regular expression: " + e.message);
+      return;
+    }
+    resetSearch();
+    var hits = [];
+    all.forEach(function (g) {
+      if (!re.test(g.getAttribute("data-n"))) return;
+      g.querySelector("rect").setAttribute("fill", "rgb(230,0,230)");
+      hits.push([num(g, "data-o"), num(g, "data-w")]);
+    });
+    // The union of the matching frames' spans: a match nested in another
+    // counts once.
+    hits.sort(function (a, b) { return a[0] - b[0] || b[1] - a[1]; });
+    var sum = 0, end = 0;
+    hits.forEach(function (h) {
+      var e = h[0] + h[1];
+      if (e > end) { sum += e - Math.max(end, h[0]); end = e; }
+    });
+    matched.textContent = "Matched: " + (100 * sum / Total).toFixed(2) + "%";
+    searchButton.textContent = "Reset Search";
+    searching = true;
+  }
+  function search() {
+    if (searching) { resetSearch(); return; }
+    var term = window.prompt("Search frames (a regular expression):", "");
+    if (term) doSearch(term);
+  }
+  function frameOf(e) { return e.target.closest ? e.target.closest("g.f") : null; }
+
+  frames.addEventListener("click", function (e) {
+    var g = frameOf(e);
+    if (!g) return;
+    if (g.getAttribute("data-l") === "0") unzoom(); else zoom(g);
+  });
+  frames.addEventListener("mouseover", function (e) {
+    var g = frameOf(e);
+    if (g) details.textContent = g.querySelector("title").textContent.replace(/\n/g, "; ");
+  });
+  frames.addEventListener("mouseout", function () { details.textContent = " "; });
+  unzoomButton.addEventListener("click", unzoom);
+  searchButton.addEventListener("click", search);
+  window.addEventListener("keydown", function (e) {
+    if ((e.ctrlKey || e.metaKey) && e.key === "f") {
+      e.preventDefault();
+      search();
+    } else if (e.key === "Escape") {
+      resetSearch();
+      unzoom();
+    }
+  });
+  // The URL can ask for a zoom and a search at load: "?z=RE&s=RE".
+  var z = /[?&]z=([^&]*)/.exec(window.location.search);
+  if (z) {
+    try {
+      var zre = new RegExp(decodeURIComponent(z[1]));
+      var hit = all.filter(function (g) { return zre.test(g.getAttribute("data-n")); })[0];
+      if (hit) zoom(hit);
+    } catch (e) {}
+  }
+  var s = /[?&]s=([^&]*)/.exec(window.location.search);
+  if (s) doSearch(decodeURIComponent(s[1]));
+})();
+)js";
+
+constexpr StringLiteral Style = R"css(
+text { font-family: sans-serif; font-size: 12px; fill: rgb(0,0,0); }
+#title { font-size: 17px; text-anchor: middle; }
+#subtitle { text-anchor: middle; }
+#frames text { font-family: monospace; pointer-events: none; }
+#frames g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }
+#frames g.f, .button { cursor: pointer; }
+.button { fill: rgb(0,0,160); }
+.hide { display: none; }
+.p { opacity: 0.5; }
+)css";
+
+/// The SVG's opening, style and title lines, common to an empty and a
+/// drawn picture.
+void writeHeader(raw_ostream &OS, unsigned Height, StringRef Title,
+                 StringRef Subtitle) {
+  OS << "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n";
+  // The namespace name identifies SVG; nothing is fetched from it.
+  OS << "<svg version=\"1.1\" width=\"" << ImageWidth << "\" height=\""
+     << Height << "\" viewBox=\"0 0 " << ImageWidth << " " << Height
+     << "\" xmlns=\"http://www.w3.org/2000/svg\">\n";
+  OS << "<style>" << Style << "</style>\n";
+  OS << "<rect x=\"0\" y=\"0\" width=\"" << ImageWidth << "\" height=\""
+     << Height << "\" fill=\"rgb(255,255,255)\"/>\n";
+  OS << "<text id=\"title\" x=\"" << ImageWidth / 2 << "\" y=\"24\">"
+     << xml(Title) << "</text>\n";
+  OS << "<text id=\"subtitle\" x=\"" << ImageWidth / 2 << "\" y=\"44\">"
+     << xml(Subtitle) << "</text>\n";
+}
+
+/// One frame: a <g> holding its <title> (the tooltip), box and label. The
+/// data-* attributes give the script the frame's span in weight units and
+/// its depth, from which it redraws any zoom.
+void writeFrame(raw_ostream &OS, const Node &N, uint64_t Offset, unsigned Depth,
+                uint64_t Total, unsigned Height, Weight W, bool ShowCold) {
+  double X = SidePad + double(Offset) / double(Total) * DrawWidth;
+  double Width = double(N.Total) / double(Total) * DrawWidth;
+  unsigned Y = Height - FooterHeight - (Depth + 1) * FrameHeight;
+  Palette P = N.Gap                       ? Palette::Gap
+              : N.Cold > N.Total - N.Cold ? Palette::Cold
+                                          : Palette::Warm;
+
+  std::string Tip = xml(N.Label);
+  size_t Shown = 0;
+  for (const std::string &Full : N.FullNames) {
+    if (Full == N.Label)
+      continue;
+    if (Shown++ == 3) {
+      Tip += "\n(and others)";
+      break;
+    }
+    Tip += "\n" + xml(Full);
+  }
+  Tip += "\n" + utostr(N.Total) + " " + unitName(W).str() + ", " +
+         percent(N.Total, Total) + " of all";
+  if (ShowCold)
+    Tip += "\n" + percent(N.Cold, N.Total) + " from cold contexts";
+
+  OS << "<g class=\"f\" data-n=\"" << xml(N.Label) << "\" data-o=\"" << Offset
+     << "\" data-w=\"" << N.Total << "\" data-l=\"" << Depth << "\">"
+     << "<title>" << Tip << "</title>"
+     << "<rect x=\"" << coord(X) << "\" y=\"" << Y << "\" width=\""
+     << coord(Width) << "\" height=\"" << FrameHeight - 1 << "\" fill=\""
+     << colour(P, N.Label) << "\" rx=\"2\" ry=\"2\"/>"
+     << "<text x=\"" << coord(X + TextInset) << "\" y=\"" << Y + 11 << "\">"
+     << xml(fitLabel(N.Label, Width)) << "</text></g>\n";
+}
+
+} // namespace
+
+void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
+                     raw_ostream &OS) {
+  Tree T;
+  for (const ReportContext &C : R.Contexts)
+    if (uint64_t V = weightOf(C, O.W))
+      T.add(C, V, O.FullNames);
+  const Node &Root = T.Nodes[0];
+  const uint64_t Total = Root.Total;
+  StringRef Field = mibFieldName(unsigned(weightField(O.W)));
+
+  if (Total == 0) {
+    // Nothing to draw: say why rather than write an empty picture.
+    bool Stored = knownFields(R) & (1u << (unsigned(weightField(O.W)) - 1));
+    std::string Why = R.Contexts.empty()
+                          ? "the profile holds no allocation contexts"
+                      : Stored ? "every context's " + Field.str() + " is 0"
+                               : "the profile does not store " + Field.str();
+    unsigned Height = HeaderHeight + FooterHeight;
+    writeHeader(OS, Height, O.Title,
+                "No " + weightName(O.W).str() + " to draw: " + Why);
+    OS << "</svg>\n";
+    return;
+  }
+
+  // Which frames are drawn, in depth-first order (parents first) with
+  // their offsets; without recursion, since stacks may be thousands deep.
+  struct Placed {
+    size_t Node;
+    uint64_t Offset;
+    unsigned Depth;
+  };
+  std::vector<Placed> Drawn;
+  uint64_t NotDrawn = 0;
+  unsigned MaxDepth = 0;
+  std::vector<Placed> Work{{0, 0, 0}};
+  while (!Work.empty()) {
+    Placed P = Work.back();
+    Work.pop_back();
+    Drawn.push_back(P);
+    MaxDepth = std::max(MaxDepth, P.Depth);
+    // Children left to right; pushed in reverse so the leftmost is drawn
+    // first.
+    std::vector<Placed> Kids;
+    uint64_t Offset = P.Offset;
+    for (const auto &[Label, I] : T.Nodes[P.Node].Children) {
+      const Node &C = T.Nodes[I];
+      // Integer comparison: C.Total / Total < 1 / MinShareInverse.
+      if (C.Total < Total / MinShareInverse + (Total % MinShareInverse != 0))
+        ++NotDrawn;
+      else
+        Kids.push_back({I, Offset, P.Depth + 1});
+      Offset = SaturatingAdd(Offset, C.Total);
+    }
+    Work.insert(Work.end(), Kids.rbegin(), Kids.rend());
+  }
+
+  const unsigned Height =
+      HeaderHeight + (MaxDepth + 1) * FrameHeight + FooterHeight;
+  std::string Subtitle = weightName(O.W).str() + " (" + Field.str() +
+                         "): " + utostr(Total) + " " + unitName(O.W).str() +
+                         " in " + utostr(T.Contexts) + " contexts";
+  if (T.AnyClass)
+    Subtitle += ", " + percent(Root.Cold, Total) + " from cold contexts";
+  writeHeader(OS, Height, O.Title, Subtitle);
+
+  // The legend: what the colours say, each with a typical colour of its
+  // palette.
+  const std::pair<StringLiteral, StringLiteral> Legend[] = {
+      {"rgb(235,140,30)", "mostly from contexts not classified cold"},
+      {"rgb(50,130,230)", "mostly from cold contexts"},
+      {"rgb(190,190,190)", "not symbolized (?? frames)"},
+  };
+  unsigned LegendX = SidePad;
+  for (const auto &[Fill, Text] : Legend) {
+    OS << "<rect x=\"" << LegendX << "\" y=\"56\" width=\"12\" height=\"12\" "
+       << "fill=\"" << Fill << "\"/>";
+    OS << "<text x=\"" << LegendX + 16 << "\" y=\"66\">" << Text << "</text>\n";
+    LegendX += 300;
+  }
+  OS << "<text x=\"" << ImageWidth - SidePad
+     << "\" y=\"66\" style=\"text-anchor:end\">"
+     << (NotDrawn ? utostr(NotDrawn) +
+                        " frames under 0.1% not drawn, with their callees"
+                  : std::string(" "))
+     << "</text>\n";
+  // Controls: the script shows "Reset Zoom" once zoomed.
+  OS << "<text id=\"unzoom\" class=\"button hide\" x=\"" << SidePad
+     << "\" y=\"24\">Reset Zoom</text>\n";
+  OS << "<text id=\"search\" class=\"button\" x=\"" << ImageWidth - SidePad
+     << "\" y=\"24\" style=\"text-anchor:end\">Search</text>\n";
+  OS << "<text id=\"details\" x=\"" << SidePad << "\" y=\"" << Height - 10
+     << "\"> </text>\n";
+  OS << "<text id=\"matched\" x=\"" << ImageWidth - SidePad << "\" y=\""
+     << Height - 10 << "\" style=\"text-anchor:end\"> </text>\n";
+
+  OS << "<g id=\"frames\">\n";
+  for (const Placed &P : Drawn)
+    writeFrame(OS, T.Nodes[P.Node], P.Offset, P.Depth, Total, Height, O.W,
+               T.AnyClass);
+  OS << "</g>\n";
+
+  // The geometry the script shares with this file, then the script. CDATA
+  // keeps '<' and '&' in it literal; it holds no "]]>".
+  OS << "<script type=\"text/ecmascript\"><![CDATA[\n"
+     << "var Total = " << Total << ", SidePad = " << SidePad
+     << ", DrawWidth = " << DrawWidth << ", TextInset = " << TextInset
+     << ", CharWidth = " << coord(CharWidth) << ";" << Script
+     << "]]></script>\n";
+  OS << "</svg>\n";
+}
+
+} // namespace memprof
