@@ -12,6 +12,7 @@ PKGS=(
   heaptrack perl libjemalloc2 g++
   libcurl4-openssl-dev debuginfod
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev golang-go chromium
+  python3-distributed
 )
 
 missing=()

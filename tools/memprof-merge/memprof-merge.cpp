@@ -9,7 +9,9 @@
 #include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/BuryPointer.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ThreadPool.h"
@@ -37,6 +39,54 @@ struct Input {
   IndexedProfileInfo Info;
   uint64_t Bytes = 0; // the file's size, for the progress line
   Error Err = Error::success();
+};
+
+/// --report: a machine-readable account of one merge (docs/memprof-merge.md).
+struct MergeReport {
+  bool Ok = false;
+  std::string Output;
+  uint64_t Given = 0, Used = 0;
+  std::vector<std::pair<std::string, std::string>> Rejected; // path, why
+  bool MemProf = false, Counters = false;
+  uint64_t Contexts = 0, Functions = 0, NamedFunctions = 0;
+  uint64_t CounterRecords = 0, OutputBytes = 0;
+  std::string CounterKind;
+  std::vector<std::string> Diagnostics;
+
+  std::string json() const {
+    json::Array Rej;
+    for (const auto &[Path, Why] : Rejected)
+      Rej.push_back(json::Object{{"path", fixed(Path)}, {"error", fixed(Why)}});
+    json::Array Diag;
+    for (const std::string &D : Diagnostics)
+      Diag.push_back(fixed(D));
+    json::Object O{
+        {"schema_version", 1},
+        {"status", Ok ? "ok" : "failed"},
+        {"output", Ok ? json::Value(fixed(Output)) : json::Value(nullptr)},
+        {"output_bytes", Ok ? json::Value(OutputBytes) : json::Value(nullptr)},
+        {"inputs", json::Object{{"given", Given},
+                                {"used", Used},
+                                {"rejected", std::move(Rej)}}},
+        {"memprof", MemProf ? json::Value(json::Object{
+                                  {"contexts", Contexts},
+                                  {"functions", Functions},
+                                  {"named_functions", NamedFunctions}})
+                            : json::Value(nullptr)},
+        {"counters", Counters ? json::Value(json::Object{
+                                    {"records", CounterRecords},
+                                    {"kind", CounterKind}})
+                              : json::Value(nullptr)},
+        {"diagnostics", std::move(Diag)},
+    };
+    std::string S;
+    raw_string_ostream OS(S);
+    OS << formatv("{0:2}", json::Value(std::move(O))) << "\n";
+    return S;
+  }
+  static std::string fixed(StringRef S) {
+    return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+  }
 };
 
 void loadInput(Input &In, bool ReadNames) {
@@ -217,7 +267,7 @@ int main(int argc, char **argv) {
       "memprof-merge"};
   std::vector<std::string> Inputs, ListFiles, WeightedArgs, Bundles;
   ModuleSearch Search;
-  std::string Output, FailureMode = "any";
+  std::string Output, FailureMode = "any", ReportPath;
   unsigned Threads = 0, MemProfVersion = 3;
   bool FullSchema = false, Quiet = false, NoNames = false,
        KeepVTableSymbols = false;
@@ -266,6 +316,12 @@ int main(int argc, char **argv) {
                "Keep the vtable names of raw PGO inputs (as llvm-profdata's "
                "flag; an indexed input's vtable names are always kept)");
   App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
+  App.add_option("--report", ReportPath,
+                 "Also write a JSON summary to this file (replaced whole), "
+                 "whether the merge succeeds or not: the inputs used and "
+                 "those rejected with why, the contexts and functions "
+                 "written, every warning (schema: docs/memprof-merge.md)")
+      ->type_name("FILE.json");
   std::string Progress = "auto";
   App.add_option("--progress", Progress,
                  "Inputs read so far on stderr, at most once a second: auto "
@@ -318,6 +374,30 @@ int main(int argc, char **argv) {
   if (Output.empty())
     tool::fatal("", "no output file; give -o FILE (see --help)");
   tool::refuseOutputOverInputs(Inputs, Output);
+  if (!ReportPath.empty()) {
+    tool::refuseOutputOverInputs(Inputs, ReportPath);
+    if (tool::sameFile(ReportPath, Output) || ReportPath == Output)
+      tool::fatal(ReportPath, "the report would overwrite the output; choose "
+                              "another --report");
+  }
+
+  // --report: what the merge did, written at every exit from here on.
+  MergeReport Rep;
+  Rep.Given = Inputs.size();
+  std::vector<std::string> Diagnostics;
+  if (!ReportPath.empty())
+    tool::captureDiagnostics(&Diagnostics);
+  auto WriteReport = [&](bool Ok) {
+    if (ReportPath.empty())
+      return;
+    tool::captureDiagnostics(nullptr);
+    Rep.Ok = Ok;
+    Rep.Output = Ok ? Output : "";
+    Rep.Diagnostics = std::move(Diagnostics);
+    if (Error E = tool::writeFileAtomically(ReportPath, Rep.json()))
+      tool::error(ReportPath, std::move(E));
+  };
+  tool::setFatalHook([&] { WriteReport(false); });
 
   // The symbolizer is needed if any input is raw: look at the magic only.
   bool AnyRaw = false;
@@ -388,10 +468,12 @@ int main(int argc, char **argv) {
       }
       if (E) {
         ++Bad;
+        std::string Why = toString(std::move(E));
+        Rep.Rejected.push_back({In.Path, Why});
         if (FailureMode == "any")
-          tool::error(In.Path, std::move(E));
+          tool::error(In.Path, Why);
         else
-          tool::warning(In.Path, toString(std::move(E)) + "; skipped");
+          tool::warning(In.Path, Why + "; skipped");
         continue;
       }
       if (Bad && FailureMode == "any")
@@ -412,8 +494,11 @@ int main(int argc, char **argv) {
   if (Locator)
     for (const std::string &N : Locator->notes())
       tool::warning("", N);
-  if (Bad && FailureMode == "any")
+  Rep.Used = Used;
+  if (Bad && FailureMode == "any") {
+    WriteReport(false);
     return 1;
+  }
   if (Used == 0)
     tool::fatal("", "every input is bad; nothing to merge");
 
@@ -534,6 +619,19 @@ int main(int argc, char **argv) {
   if (!Quiet)
     tool::note(Twine("merged ") + Twine(Used) + " input" +
                (Used == 1 ? "" : "s") + ": " + What + " -> " + Output);
+  if (WithMemProf) {
+    Rep.MemProf = true;
+    Rep.Contexts = Merger.numContexts();
+    Rep.Functions = Merged.Records.size();
+    Rep.NamedFunctions = NS.NumFunctions;
+  }
+  if (Counters.Present) {
+    Rep.Counters = true;
+    Rep.CounterRecords = Counters.Records.size();
+    Rep.CounterKind = describeVariant(Counters.Variant);
+  }
+  Rep.OutputBytes = Bytes.size();
+  WriteReport(true);
   // The symbolizer's DWARF tables take longer to free than the process to
   // exit; the operating system reclaims them (as clang's -disable-free).
   BuryPointer(std::move(Locator));
