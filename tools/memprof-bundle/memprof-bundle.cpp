@@ -9,7 +9,9 @@
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/BuryPointer.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
@@ -134,6 +136,7 @@ int main(int argc, char **argv) {
   ModuleSearch Search;
   std::string Output;
   bool NoCopy = false, Schema = false, Quiet = false;
+  std::string List;
   App.add_option("inputs", Inputs, "Raw MemProf profiles (.memprofraw)");
   App.add_option("-o,--output", Output,
                  "The bundle directory to create (required; it must not "
@@ -146,6 +149,11 @@ int main(int argc, char **argv) {
   App.add_flag("--schema", Schema,
                "Print the manifest's JSON schema (draft 2020-12) and exit");
   App.add_flag("-q,--quiet", Quiet, "Print only errors and warnings");
+  App.add_option("--list", List,
+                 "Check the bundle DIR as memprof-merge --bundle reads it and "
+                 "print its profiles and modules' files as JSON (absolute "
+                 "paths), for scripts such as memprof-fleet; then exit")
+      ->type_name("DIR");
   App.footer("The bundle is written into DIR.tmp-<pid>-XXXXXX beside DIR and renamed\n"
              "into place at the end: a failure leaves no DIR. docs/bundles.md\n"
              "describes the layout and the manifest.");
@@ -153,6 +161,23 @@ int main(int argc, char **argv) {
     return 0;
   if (Schema) {
     outs() << bundleManifestSchema();
+    tool::finishStdout();
+    return 0;
+  }
+  if (!List.empty()) {
+    Expected<BundleManifest> M = readBundle(List);
+    if (!M)
+      tool::fatal(List, M.takeError());
+    json::Array Profiles, Modules;
+    for (const std::string &P : M->Profiles)
+      Profiles.push_back(P);
+    for (const BundleModule &Mod : M->Modules)
+      Modules.push_back(json::Object{{"build_id", Mod.BuildId},
+                                     {"file", Mod.File}});
+    outs() << formatv("{0:2}", json::Value(json::Object{
+                                   {"profiles", std::move(Profiles)},
+                                   {"modules", std::move(Modules)}}))
+           << "\n";
     tool::finishStdout();
     return 0;
   }

@@ -25,6 +25,8 @@ import tempfile
 
 DESCRIPTION = __doc__.split("\n\n")[0]
 PROFILE_SUFFIXES = (".memprofraw", ".profraw", ".profdata", ".raw", ".proftext")
+# The largest shard --shard-size=0 makes: a task a retry repeats stays short.
+MAX_AUTO_SHARD = 10000
 
 
 def fail(msg, path=None):
@@ -55,6 +57,9 @@ def parse_args(argv):
                    metavar="FILE", help="as memprof-merge; repeatable")
     p.add_argument("--debug-dir", action="append", default=[], metavar="DIR",
                    help="as memprof-merge; repeatable")
+    p.add_argument("--bundle", action="append", default=[], metavar="DIR",
+                   help="a directory memprof-bundle wrote: its profiles are "
+                   "inputs and its modules' files symbolize them; repeatable")
     p.add_argument("--no-system-dirs", action="store_true",
                    help="as memprof-merge")
     p.add_argument("--no-debuginfod", action="store_true",
@@ -71,10 +76,11 @@ def parse_args(argv):
                    help="any (default): a bad input fails the run and no "
                    "output is written; all: bad inputs are skipped and listed "
                    "in the report")
-    p.add_argument("--shard-size", type=int, default=1000, metavar="N",
-                   help="inputs per partial merge (default 1000): larger "
-                   "shards amortize each merge's start and symbolization, "
-                   "smaller ones spread a group over more workers")
+    p.add_argument("--shard-size", type=int, default=0, metavar="N",
+                   help="inputs per partial merge; by default (0) a "
+                   "program's inputs are split evenly over the workers, at "
+                   "most %d a shard, so that each worker symbolizes each "
+                   "module once per program" % MAX_AUTO_SHARD)
     p.add_argument("--fan-in", type=int, default=8, metavar="N",
                    help="partial profiles merged at once in the reduction "
                    "tree (default 8)")
@@ -87,11 +93,12 @@ def parse_args(argv):
                    default="auto", help="a progress bar (auto: on a "
                    "terminal)")
     a = p.parse_args(argv)
-    if not a.inputs:
-        p.error("no inputs; give profiles, directories or @LIST files")
-    if a.shard_size < 1 or a.fan_in < 2 or a.workers < 1 or a.retries < 0:
-        p.error("--shard-size and --workers must be at least 1, --fan-in 2, "
-                "--retries 0")
+    if not a.inputs and not a.bundle:
+        p.error("no inputs; give profiles, directories, @LIST files or "
+                "--bundle")
+    if a.shard_size < 0 or a.fan_in < 2 or a.workers < 1 or a.retries < 0:
+        p.error("--workers must be at least 1, --fan-in 2, and --shard-size "
+                "and --retries not negative")
     return a
 
 
@@ -305,6 +312,16 @@ def main(argv):
              "/usr/bin/python3")
     tools = tools_dir(a)
     inputs = expand(a.inputs)
+    for b in a.bundle:
+        # memprof-bundle checks the manifest as memprof-merge --bundle does.
+        r = subprocess.run([os.path.join(tools, "memprof-bundle"), "--list", b],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        if r.returncode != 0:
+            sys.stderr.write(r.stderr.decode(errors="replace"))
+            fail("not a usable bundle", b)
+        m = json.loads(r.stdout)
+        inputs += m["profiles"]
+        a.profiled_binary += [mod["file"] for mod in m["modules"]]
     if not inputs:
         fail("the inputs name no profile")
     options = []
@@ -342,10 +359,13 @@ def main(argv):
 
         finals = {}
         test_kill = bool(os.environ.get("MEMPROF_FLEET_TEST_KILL_MARK"))
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
         for prog, members in sorted(groups.items()):
             members = sorted(members)
-            shards = [members[i:i + a.shard_size]
-                      for i in range(0, len(members), a.shard_size)]
+            size = a.shard_size or min(MAX_AUTO_SHARD,
+                                       -(-len(members) // workers))
+            shards = [members[i:i + size]
+                      for i in range(0, len(members), size)]
             if len(shards) == 1:
                 # One merge of the inputs themselves: the bytes one call
                 # writes, in whatever order a single raw input keeps.
