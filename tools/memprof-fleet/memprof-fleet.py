@@ -39,8 +39,15 @@ def warn(msg):
     sys.stderr.write("memprof-fleet: warning: %s\n" % msg)
 
 
+class Parser(argparse.ArgumentParser):
+    """Usage errors as memprof's tools print them, with status 1."""
+
+    def error(self, message):
+        fail(message + " (see --help)")
+
+
 def parse_args(argv):
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="memprof-fleet", description=DESCRIPTION,
         epilog="Output: DIR/<build id>.profdata per program (inputs whose "
         "program is unknown, such as indexed profiles when several programs "
