@@ -572,6 +572,16 @@ int main(int argc, char **argv) {
   if (!DiffBase.empty() && !ToPprof)
     tool::fatal("", "--diff-base goes with --to-pprof (memprof-show --diff "
                     "compares profiles in text and JSON)");
+  // The pictures' options mean nothing to the other modes: say so rather
+  // than ignore them.
+  if (!(ToPprof || ToFlameGraph || ToFolded))
+    for (const char *Opt :
+         {"--weight", "--title", "--full-names", "--no-gaps",
+          "--profiled-binary", "--debug-dir", "--no-system-dirs",
+          "--no-debuginfod"})
+      if (App.count(Opt))
+        tool::fatal("", Twine(Opt) + " goes with --to-pprof, --to-flamegraph "
+                                     "or --to-folded (see --help)");
   if (ToPprof || ToFlameGraph || ToFolded) {
     if (Input == "-")
       tool::fatal("", "--to-pprof, --to-flamegraph and --to-folded read a "

@@ -25,8 +25,6 @@ import tempfile
 
 DESCRIPTION = __doc__.split("\n\n")[0]
 PROFILE_SUFFIXES = (".memprofraw", ".profraw", ".profdata", ".raw", ".proftext")
-# The largest shard --shard-size=0 makes: a task a retry repeats stays short.
-MAX_AUTO_SHARD = 10000
 
 
 def fail(msg, path=None):
@@ -85,9 +83,11 @@ def parse_args(argv):
                    "in the report")
     p.add_argument("--shard-size", type=int, default=0, metavar="N",
                    help="inputs per partial merge; by default (0) a "
-                   "program's inputs are split evenly over the workers, at "
-                   "most %d a shard, so that each worker symbolizes each "
-                   "module once per program" % MAX_AUTO_SHARD)
+                   "program's inputs are split evenly over the workers, so "
+                   "that each worker symbolizes each module once per "
+                   "program (memprof-merge's memory does not grow with its "
+                   "number of inputs); a smaller N makes shorter tasks for "
+                   "Dask to retry")
     p.add_argument("--fan-in", type=int, default=8, metavar="N",
                    help="partial profiles merged at once in the reduction "
                    "tree (default 8)")
@@ -369,8 +369,7 @@ def main(argv):
         workers = max(1, len(client.scheduler_info().get("workers", {})))
         for prog, members in sorted(groups.items()):
             members = sorted(members)
-            size = a.shard_size or min(MAX_AUTO_SHARD,
-                                       -(-len(members) // workers))
+            size = a.shard_size or -(-len(members) // workers)
             shards = [members[i:i + size]
                       for i in range(0, len(members), size)]
             if len(shards) == 1:
