@@ -203,31 +203,27 @@ std::string shortFunctionName(StringRef Demangled) {
   return R.str();
 }
 
-static std::string hex(uint64_t V) {
-  return "0x" + utohexstr(V, /*LowerCase=*/true);
-}
-
 std::string frameLabel(const ReportFrame &F, bool FullNames) {
   if (F.Gap) {
     const FrameGap &G = *F.Gap;
     std::string Where;
     if (G.Reason == GapReason::OutsideSegments)
-      Where = hex(G.Offset);
+      Where = hexValue(G.Offset);
     else
       Where = (G.Path.empty()
                    ? (G.BuildId.empty() ? std::string("a module without build id")
                                         : "module " + G.BuildId)
                    : G.Path) +
-              "+" + hex(G.Offset);
+              "+" + hexValue(G.Offset);
     std::string Sym;
     if (!G.Symbol.empty())
       Sym = (FullNames ? G.Symbol : shortFunctionName(G.Symbol)) + " ";
     // Paths and symbols come from files: keep the label valid UTF-8.
     std::string L = "?? " + Sym + "at " + Where;
-    return json::isUTF8(L) ? L : json::fixUTF8(L);
+    return validUTF8(L);
   }
   if (F.Name.empty())
-    return hex(F.Function);
+    return hexValue(F.Function);
   return FullNames ? F.Name : shortFunctionName(F.Name);
 }
 

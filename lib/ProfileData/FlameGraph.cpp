@@ -30,7 +30,7 @@ namespace {
 /// invalid UTF-8 is repaired.
 std::string cleanLabel(StringRef Label) {
   // Names come from files: keep every output valid UTF-8.
-  std::string S = json::isUTF8(Label) ? Label.str() : json::fixUTF8(Label);
+  std::string S = validUTF8(Label);
   for (char &C : S)
     if (static_cast<unsigned char>(C) < 0x20)
       C = ' ';

@@ -51,10 +51,6 @@ constexpr SampleField ExtraFields[] = {
      "centiaccesses/byte/s"},
 };
 
-std::string hex(uint64_t V) {
-  return "0x" + utohexstr(V, /*LowerCase=*/true);
-}
-
 /// pprof's values are int64; our totals saturate at 2^64-1.
 int64_t toValue(uint64_t V) {
   return V > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(V);
@@ -92,7 +88,7 @@ public:
   /// The index of \p S in the string table. proto3 strings must be UTF-8,
   /// and names and paths come from files.
   int64_t str(StringRef S) {
-    std::string Valid = json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+    std::string Valid = validUTF8(S);
     auto [It, New] = Strings.try_emplace(Valid, P.string_table_size());
     if (New)
       P.add_string_table(Valid);
@@ -148,7 +144,7 @@ public:
     };
     if (C.Class)
       Label("class", allocClassName(*C.Class));
-    Label("context_id", hex(C.Id));
+    Label("context_id", hexValue(C.Id));
     if (IsBase)
       Label("pprof::base", "true");
   }

@@ -18,6 +18,7 @@
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Compression.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/LEB128.h"
 #include <algorithm>
 #include <set>
@@ -65,6 +66,14 @@ ProfileNames &ProfileNames::operator=(const ProfileNames &O) {
     *this = std::move(Copy);
   }
   return *this;
+}
+
+std::string validUTF8(StringRef S) {
+  return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
+}
+
+std::string hexValue(uint64_t V) {
+  return "0x" + utohexstr(V, /*LowerCase=*/true);
 }
 
 StringRef ProfileNames::save(StringRef S) {

@@ -171,12 +171,10 @@ void addTo(ClassTotals &T, const MemInfoBlock &I) {
   T.Bytes = satAdd(T.Bytes, I.TotalSize);
 }
 
-std::string guidName(GUID G) { return "0x" + utohexstr(G, /*LowerCase=*/true); }
+std::string guidName(GUID G) { return hexValue(G); }
 
 /// Names and paths come from files: keep the report valid UTF-8.
-std::string clean(StringRef S) {
-  return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
-}
+std::string clean(StringRef S) { return validUTF8(S); }
 
 CounterFunctionReport counterFunction(const FunctionCounters &F) {
   CounterFunctionReport C;

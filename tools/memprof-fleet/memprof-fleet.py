@@ -375,32 +375,27 @@ def main(argv):
             if len(shards) == 1:
                 # One merge of the inputs themselves: the bytes one call
                 # writes, in whatever order a single raw input keeps.
-                finals[prog] = client.submit(
-                    merge_task, tools, final_options, shards[0], True,
-                    test_kill, retries=a.retries, pure=False)
+                f = client.submit(merge_task, tools, final_options, shards[0],
+                                  True, test_kill, retries=a.retries,
+                                  pure=False)
+                finals[prog] = (f, [f])
                 continue
             level = [client.submit(merge_task, tools, options, s, False,
                                    test_kill, retries=a.retries, pure=False)
                      for s in shards]
             reports = list(level)
             while len(level) > 1:
-                step = a.fan_in if len(level) > a.fan_in else len(level)
-                nxt = []
-                for i in range(0, len(level), step):
-                    part = level[i:i + step]
-                    last = len(level) <= step
-                    nxt.append(client.submit(
-                        reduce_task, tools,
-                        final_options if last else options, part, last,
-                        retries=a.retries, pure=False))
-                level = nxt
+                step = min(a.fan_in, len(level))
+                last = len(level) == step
+                level = [client.submit(
+                    reduce_task, tools, final_options if last else options,
+                    level[i:i + step], last, retries=a.retries, pure=False)
+                         for i in range(0, len(level), step)]
             finals[prog] = (level[0], reports)
 
-        everything = []
-        for v in finals.values():
-            everything += [v] if not isinstance(v, tuple) else [v[0]] + v[1]
         if show_progress:
-            progress(everything)
+            progress(list(dict.fromkeys(
+                f for final, parts in finals.values() for f in [final] + parts)))
 
         report = {"schema_version": 1, "output_dir": a.output_dir,
                   "inputs": len(inputs), "bad_inputs": [], "programs": [],
@@ -414,14 +409,9 @@ def main(argv):
             b["path"] = shown.get(b["path"], b["path"])
             report["bad_inputs"].append(b)
         outputs = {}
-        for prog, v in sorted(finals.items()):
-            if isinstance(v, tuple):
-                final, parts = v
-                shard_reports = [r for _, r in client.gather(parts)]
-                data, last = final.result()
-            else:
-                data, last = v.result()
-                shard_reports = [last]
+        for prog, (final, parts) in sorted(finals.items()):
+            shard_reports = [r for _, r in client.gather(parts)]
+            data, last = final.result()
             for r in shard_reports + [last]:
                 note_worker(r)
             rejected = [r for sr in shard_reports

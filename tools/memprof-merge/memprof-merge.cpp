@@ -56,14 +56,15 @@ struct MergeReport {
   std::string json() const {
     json::Array Rej;
     for (const auto &[Path, Why] : Rejected)
-      Rej.push_back(json::Object{{"path", fixed(Path)}, {"error", fixed(Why)}});
+      Rej.push_back(
+          json::Object{{"path", validUTF8(Path)}, {"error", validUTF8(Why)}});
     json::Array Diag;
     for (const std::string &D : Diagnostics)
-      Diag.push_back(fixed(D));
+      Diag.push_back(validUTF8(D));
     json::Object O{
         {"schema_version", 1},
         {"status", Ok ? "ok" : "failed"},
-        {"output", Ok ? json::Value(fixed(Output)) : json::Value(nullptr)},
+        {"output", Ok ? json::Value(validUTF8(Output)) : json::Value(nullptr)},
         {"output_bytes", Ok ? json::Value(OutputBytes) : json::Value(nullptr)},
         {"inputs", json::Object{{"given", Given},
                                 {"used", Used},
@@ -83,9 +84,6 @@ struct MergeReport {
     raw_string_ostream OS(S);
     OS << formatv("{0:2}", json::Value(std::move(O))) << "\n";
     return S;
-  }
-  static std::string fixed(StringRef S) {
-    return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
   }
 };
 

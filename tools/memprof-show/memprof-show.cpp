@@ -26,15 +26,12 @@ static int printHeaders(const std::vector<std::string> &Inputs,
         return Buf.takeError();
       return readProfileHeader((*Buf)->getBuffer());
     }();
-    auto Fixed = [](StringRef S) {
-      return json::isUTF8(S) ? S.str() : json::fixUTF8(S);
-    };
     if (!H) {
       AnyBad = true;
       std::string Why = toString(H.takeError());
       tool::error(Path, Why);
-      Entries.push_back(json::Object{{"path", Fixed(Path)},
-                                     {"error", Fixed(Why)}});
+      Entries.push_back(json::Object{{"path", validUTF8(Path)},
+                                     {"error", validUTF8(Why)}});
       Text += Path + ": error: " + Why + "\n";
       continue;
     }
@@ -42,7 +39,7 @@ static int printHeaders(const std::vector<std::string> &Inputs,
     for (const std::string &M : H->Modules)
       Modules.push_back(M);
     Entries.push_back(json::Object{
-        {"path", Fixed(Path)},
+        {"path", validUTF8(Path)},
         {"error", nullptr},
         {"kind", H->Kind},
         {"memprof", H->MemProf},

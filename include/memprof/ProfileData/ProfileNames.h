@@ -130,6 +130,14 @@ private:
 /// llvm::demangle of \p LinkageName (the name itself when not mangled).
 std::string demangleName(llvm::StringRef LinkageName);
 
+/// \p S as valid UTF-8 (invalid bytes become U+FFFD): names and paths come
+/// from files, and every report, picture and JSON written must stay valid.
+std::string validUTF8(llvm::StringRef S);
+
+/// "0x" and the lower-case hex digits of \p V: how GUIDs, context ids and
+/// offsets are printed in reports and pictures alike.
+std::string hexValue(uint64_t V);
+
 /// Sizes of a written extension, for reports.
 struct NamesExtensionStats {
   uint64_t TotalBytes = 0; // header, sections, padding and footer
