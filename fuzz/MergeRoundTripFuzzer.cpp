@@ -1,9 +1,10 @@
 //===- MergeRoundTripFuzzer.cpp - raw -> indexed -> read back -> equal -----===//
 //
 // A differential check: whatever raw profile the reader accepts, merged with
-// a fake symbolizer (each PC its own frame) and written in every MemProf
-// version, reads back to the same records; and merged with a weight W it
-// equals W copies merged.
+// a fake symbolizer (each PC its own frame, some inline chains naming a
+// function twice) and written in every MemProf version, reads back to the
+// same records, and merged again to the same records; and merged with a
+// weight W it equals W copies merged.
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/IndexedProfile.h"
@@ -28,6 +29,13 @@ public:
     // Every third address is an inlined call inside another function.
     if (Addr % 3 == 0)
       S.Frames.push_back({{Addr * 31, uint32_t(Addr), 1, true}, "", "", 0, ""});
+    // Every fifth, an inline chain that names one function twice (a
+    // template inlined twice, inlined recursion): its record holds the
+    // context twice.
+    if (Addr % 5 == 0) {
+      S.Frames.push_back({{Addr, uint32_t(Addr >> 2), 3, true}, "", "", 0, ""});
+      S.Frames.push_back({{Addr * 7, 0, 4, true}, "", "", 0, ""});
+    }
     S.Frames.push_back({{Addr, uint32_t(Addr >> 3), 2, false}, "", "", 0, ""});
     return S;
   }
@@ -102,6 +110,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       if (!Back)
         abort(); // and the reader must accept anything the writer writes
       if (!sameContent(Merged, *Back, Full ? fullSchema() : hotColdSchema()))
+        abort();
+      // Merged again, the file gives its own contexts with its own totals:
+      // each once, however often its inline chains name a function.
+      ProfileMerger Re(nullptr);
+      Re.addIndexed(*Back, Info.Schema);
+      if (!sameContent(Merged, Re.build(RecordOrder::Canonical),
+                       Full ? fullSchema() : hotColdSchema()))
         abort();
     }
 

@@ -68,6 +68,10 @@ config.substitutions.append(("%with-tmpfs", "python3 " + os.path.join(tools, "wi
 config.substitutions.append(("%text-identity", "python3 " + os.path.join(tools, "text-identity.py")))
 config.substitutions.append(("%check-counter-show", "python3 " + os.path.join(tools, "check-counter-show.py")))
 config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "check-show.py")))
+config.substitutions.append(("%check-leaf-totals", "python3 " + os.path.join(tools, "check-leaf-totals.py")))
+config.substitutions.append(("%check-repeat-inline", "python3 " + os.path.join(tools, "check-repeat-inline.py")))
+config.substitutions.append(("%run-many", "python3 " + os.path.join(tools, "run-many.py")))
+config.substitutions.append(("%partial-merges", "python3 " + os.path.join(tools, "partial-merges.py")))
 # A real elfutils debuginfod server (and dead peers) for the module-fetching
 # tests; `run` keeps the server inside one RUN line.
 config.substitutions.append(("%debuginfod-server", "python3 " + os.path.join(tools, "debuginfod-server.py")))

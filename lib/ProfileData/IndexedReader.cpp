@@ -762,7 +762,8 @@ Error readFunctionRecords(const TableItem &It, uint64_t Version,
       return E;
     R.Counts.resize(*NumCounts);
     for (uint64_t &C : R.Counts)
-      C = cantFail(D.read<uint64_t>("counter"));
+      if (Error E = D.readInto(C, "counter"))
+        return E;
     if (Version > 10) {
       auto NumBitmap = D.read<uint64_t>("bitmap byte count");
       if (!NumBitmap)
@@ -772,7 +773,9 @@ Error readFunctionRecords(const TableItem &It, uint64_t Version,
       R.Bitmap.resize(*NumBitmap);
       for (uint8_t &B : R.Bitmap) {
         const uint64_t ByteAt = D.absoluteOffset();
-        uint64_t V = cantFail(D.read<uint64_t>("bitmap byte"));
+        uint64_t V;
+        if (Error E = D.readInto(V, "bitmap byte"))
+          return E;
         if (V > 0xFF)
           return malformed("bitmap byte " + Twine(V) + " of function '" +
                                It.KeyBytes + "' does not fit in a byte",
@@ -801,7 +804,8 @@ Error readTraces(StringRef Buffer, uint64_t Offset, CounterProfile &Out) {
   Out.Traces.reserve(*Num);
   for (uint64_t I = 0; I < *Num; ++I) {
     TemporalTrace Tr;
-    Tr.Weight = cantFail(T.read<uint64_t>("temporal trace weight"));
+    if (Error E = T.readInto(Tr.Weight, "temporal trace weight"))
+      return E;
     auto Len = T.read<uint64_t>("temporal trace length");
     if (!Len)
       return Len.takeError();
@@ -809,7 +813,8 @@ Error readTraces(StringRef Buffer, uint64_t Offset, CounterProfile &Out) {
       return E;
     Tr.FunctionNameRefs.resize(*Len);
     for (uint64_t &Ref : Tr.FunctionNameRefs)
-      Ref = cantFail(T.read<uint64_t>("temporal trace function"));
+      if (Error E = T.readInto(Ref, "temporal trace function"))
+        return E;
     Out.Traces.push_back(std::move(Tr));
   }
   return Error::success();

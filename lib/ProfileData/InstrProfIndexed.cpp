@@ -169,19 +169,15 @@ Error readValueData(DataCursor &C, FunctionCounters &R) {
       return E;
     auto &Sites = R.Sites[*Kind];
     Sites.resize(*NumSites);
-    // Checked above: the values fit in what remains.
-    const char *P = B.current();
     for (uint32_t S = 0; S < *NumSites; ++S) {
-      uint8_t N = uint8_t(Counts[S]);
-      Sites[S].resize(N);
+      Sites[S].resize(uint8_t(Counts[S]));
       for (InstrProfValue &IV : Sites[S]) {
-        IV.Value = support::endian::read64le(P);
-        IV.Count = support::endian::read64le(P + 8);
-        P += 16;
+        if (Error E = B.readInto(IV.Value, "value"))
+          return E;
+        if (Error E = B.readInto(IV.Count, "value count"))
+          return E;
       }
     }
-    if (Error E = B.skip(16 * NumValues, "values"))
-      return E;
   }
   if (!B.atEnd())
     return makeError(ErrorCode::Malformed,
@@ -213,7 +209,8 @@ Error forEachNameInBlobs(StringRef Sec, uint64_t Base, StringRef What,
                              ": malformed uleb128, extends past the end",
                          At);
       const uint8_t Byte = *C.current();
-      cantFail(C.skip(1, Field));
+      if (Error E = C.skip(1, Field))
+        return std::move(E);
       const uint64_t Slice = Byte & 0x7f;
       if (Shift > 63 || (Shift == 63 && Slice > 1))
         return makeError(ErrorCode::Malformed,
@@ -236,13 +233,15 @@ Error forEachNameInBlobs(StringRef Sec, uint64_t Base, StringRef What,
     StringRef Text;
     const uint64_t TextAt = C.absoluteOffset();
     if (*ZLen == 0) {
-      if (Error Err = C.need(*RawLen, What + " blob"))
-        return Err;
-      Text = cantFail(C.readBytes(*RawLen, "names"));
+      auto Bytes = C.readBytes(*RawLen, What + " blob");
+      if (!Bytes)
+        return Bytes.takeError();
+      Text = *Bytes;
     } else {
-      if (Error Err = C.need(*ZLen, "compressed " + What + " blob"))
-        return Err;
-      StringRef Z = cantFail(C.readBytes(*ZLen, "names"));
+      auto Compressed = C.readBytes(*ZLen, "compressed " + What + " blob");
+      if (!Compressed)
+        return Compressed.takeError();
+      StringRef Z = *Compressed;
       if (!compression::zlib::isAvailable())
         return makeError(ErrorCode::UnsupportedVersion,
                          What + " are zlib-compressed but this build has no "
@@ -276,7 +275,8 @@ Error forEachNameInBlobs(StringRef Sec, uint64_t Base, StringRef What,
     }
     // Zero bytes between the blobs of several translation units.
     while (!C.atEnd() && *C.current() == 0)
-      cantFail(C.skip(1, "padding"));
+      if (Error Err = C.skip(1, "padding"))
+        return Err;
   }
   return Error::success();
 }

@@ -164,6 +164,19 @@ private:
   uint16_t rd16(const char *P) const {
     return support::endian::read<uint16_t, E>(P);
   }
+  /// Checked reads in the profile's byte order.
+  Error read64(DataCursor &C, uint64_t &Out, const Twine &What) const {
+    if (Error Err = C.need(8, What))
+      return Err;
+    Out = rd64(C.current());
+    return C.skip(8, What);
+  }
+  Error read32(DataCursor &C, uint32_t &Out, const Twine &What) const {
+    if (Error Err = C.need(4, What))
+      return Err;
+    Out = rd32(C.current());
+    return C.skip(4, What);
+  }
   uint64_t rdPtr(const char *P) const {
     return PtrBytes == 8 ? rd64(P) : uint64_t(rd32(P));
   }
@@ -175,7 +188,7 @@ private:
   }
 
   Error parseProfile(uint64_t Start, uint64_t &End);
-  void readHeader(DataCursor &C, unsigned Version, RawHeader &H);
+  Error readHeader(DataCursor &C, unsigned Version, RawHeader &H);
   Error parseBinaryIds(StringRef Sec, uint64_t Base);
   Error decodeNames(StringRef Sec, uint64_t Base, bool VTables);
   Error addName(StringRef Name, uint64_t At, bool VTables);
@@ -203,35 +216,27 @@ private:
 };
 
 template <endianness E>
-void RawInstrProfParser<E>::readHeader(DataCursor &C, unsigned Version,
-                                       RawHeader &H) {
-  // The caller checked that the whole header is there.
-  auto Next = [&] {
-    uint64_t V = rd64(C.current());
-    cantFail(C.skip(8, "header field"));
-    return V;
-  };
-  Next(); // magic
-  H.Version = Next();
-  H.BinaryIdsSize = Next();
-  H.NumData = Next();
-  H.PaddingBytesBeforeCounters = Next();
-  H.NumCounters = Next();
-  H.PaddingBytesAfterCounters = Next();
-  if (Version >= 9) {
-    H.NumBitmapBytes = Next();
-    H.PaddingBytesAfterBitmapBytes = Next();
-  }
-  H.NamesSize = Next();
-  H.CountersDelta = Next();
+Error RawInstrProfParser<E>::readHeader(DataCursor &C, unsigned Version,
+                                        RawHeader &H) {
+  uint64_t Magic;
+  SmallVector<uint64_t *, 20> Fields = {&Magic, &H.Version, &H.BinaryIdsSize,
+                                        &H.NumData,
+                                        &H.PaddingBytesBeforeCounters,
+                                        &H.NumCounters,
+                                        &H.PaddingBytesAfterCounters};
   if (Version >= 9)
-    H.BitmapDelta = Next();
-  H.NamesDelta = Next();
-  if (Version >= 10) {
-    H.NumVTables = Next();
-    H.VNamesSize = Next();
-  }
-  H.ValueKindLast = Next();
+    Fields.append({&H.NumBitmapBytes, &H.PaddingBytesAfterBitmapBytes});
+  Fields.append({&H.NamesSize, &H.CountersDelta});
+  if (Version >= 9)
+    Fields.push_back(&H.BitmapDelta);
+  Fields.push_back(&H.NamesDelta);
+  if (Version >= 10)
+    Fields.append({&H.NumVTables, &H.VNamesSize});
+  Fields.push_back(&H.ValueKindLast);
+  for (uint64_t *F : Fields)
+    if (Error Err = read64(C, *F, "header field"))
+      return Err;
+  return Error::success();
 }
 
 template <endianness E>
@@ -239,10 +244,9 @@ Error RawInstrProfParser<E>::parseBinaryIds(StringRef Sec, uint64_t Base) {
   DataCursor C(Sec, Base);
   while (!C.atEnd()) {
     uint64_t At = C.absoluteOffset();
-    if (Error Err = C.need(8, "binary id length"))
+    uint64_t Len;
+    if (Error Err = read64(C, Len, "binary id length"))
       return Err;
-    uint64_t Len = rd64(C.current());
-    cantFail(C.skip(8, "binary id length"));
     if (Len == 0)
       return makeError(ErrorCode::Malformed, "binary id length is 0", At);
     // Len + pad8(Len) cannot wrap once Len fits in what remains.
@@ -252,8 +256,12 @@ Error RawInstrProfParser<E>::parseBinaryIds(StringRef Sec, uint64_t Base) {
                            " bytes overruns the binary id section (" +
                            Twine(C.remaining()) + " bytes remain)",
                        At);
-    P.BinaryIds.push_back(cantFail(C.readBytes(Len, "binary id")).str());
-    cantFail(C.skip(pad8(Len), "binary id padding"));
+    auto Id = C.readBytes(Len, "binary id");
+    if (!Id)
+      return Id.takeError();
+    P.BinaryIds.push_back(Id->str());
+    if (Error Err = C.skip(pad8(Len), "binary id padding"))
+      return Err;
   }
   return Error::success();
 }
@@ -325,8 +333,12 @@ Error RawInstrProfParser<E>::parseValueData(DataCursor &VC, const Layout &L,
                "needs an 8-byte header but " + Twine(VC.remaining()) +
                    " bytes remain",
                BlobAt);
-  const uint32_t TotalSize = rd32(VC.current());
-  const uint32_t NumKinds = rd32(VC.current() + 4);
+  DataCursor Head = VC; // TotalSize counts these 8 bytes: VC skips it whole
+  uint32_t TotalSize, NumKinds;
+  if (Error Err = read32(Head, TotalSize, "value data size"))
+    return Err;
+  if (Error Err = read32(Head, NumKinds, "value kind count"))
+    return Err;
   if (TotalSize < 8 || TotalSize % 8)
     return Bad(ErrorCode::Malformed,
                "TotalSize " + Twine(TotalSize) +
@@ -355,9 +367,11 @@ Error RawInstrProfParser<E>::parseValueData(DataCursor &VC, const Layout &L,
                  "value kind record " + Twine(I) + " overruns TotalSize " +
                      Twine(TotalSize),
                  At);
-    const uint32_t Kind = rd32(B.current());
-    const uint32_t NumSites = rd32(B.current() + 4);
-    cantFail(B.skip(8, "value kind"));
+    uint32_t Kind, NumSites;
+    if (Error Err = read32(B, Kind, "value kind"))
+      return Err;
+    if (Error Err = read32(B, NumSites, "value site count"))
+      return Err;
     if (Kind >= L.NumKinds)
       return Bad(ErrorCode::Malformed,
                  "value kind " + Twine(Kind) + " is invalid", At);
@@ -380,7 +394,8 @@ Error RawInstrProfParser<E>::parseValueData(DataCursor &VC, const Layout &L,
                      Twine(TotalSize),
                  B.absoluteOffset());
     const uint8_t *SiteCounts = reinterpret_cast<const uint8_t *>(B.current());
-    cantFail(B.skip(CountsBytes, "site counts"));
+    if (Error Err = B.skip(CountsBytes, "site counts"))
+      return Err;
     uint64_t NumValues = 0;
     for (uint32_t S = 0; S < NumSites; ++S)
       NumValues += SiteCounts[S];
@@ -395,13 +410,16 @@ Error RawInstrProfParser<E>::parseValueData(DataCursor &VC, const Layout &L,
       InstrProfValueSite &Site = Sites[S];
       Site.resize(SiteCounts[S]);
       for (InstrProfValue &V : Site) {
-        V.Value = remap(Kind, rd64(B.current()));
-        V.Count = rd64(B.current() + 8);
-        cantFail(B.skip(16, "value"));
+        if (Error Err = read64(B, V.Value, "value"))
+          return Err;
+        V.Value = remap(Kind, V.Value);
+        if (Error Err = read64(B, V.Count, "value count"))
+          return Err;
       }
     }
   }
-  cantFail(VC.skip(TotalSize, "value profile data"));
+  if (Error Err = VC.skip(TotalSize, "value profile data"))
+    return Err;
   return Error::success();
 }
 
@@ -561,7 +579,8 @@ Error RawInstrProfParser<E>::parseProfile(uint64_t Start, uint64_t &End) {
                      Start);
   RawHeader H;
   DataCursor HC(Rest.substr(0, L.HeaderBytes), Start);
-  readHeader(HC, Version, H);
+  if (Error Err = readHeader(HC, Version, H))
+    return Err;
 
   const uint64_t Variant = VersionWord & RawVariantBits;
   if (Variant & VariantDebugCorrelate)

@@ -86,6 +86,77 @@ void IndexedMemProf::addKnownCallStack(ArrayRef<Frame> Fs,
   CallStacks.try_emplace(Id, SmallVector<FrameId, 8>(Ids.begin(), Ids.end()));
 }
 
+unsigned leadingChainCopies(ArrayRef<Frame> Frames, GUID Function) {
+  unsigned N = 0;
+  for (const Frame &F : Frames) {
+    N += F.Function == Function;
+    if (!F.IsInlineFrame)
+      break;
+  }
+  return N;
+}
+
+std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P) {
+  // The leaf function of each stack, looked up once per stack id.
+  auto LeafOf = [&](CallStackId Id, GUID &Leaf) {
+    auto It = P.CallStacks.find(Id);
+    if (It == P.CallStacks.end() || It->second.empty())
+      return false;
+    auto FI = P.Frames.find(It->second.front());
+    if (FI == P.Frames.end())
+      return false;
+    Leaf = FI->second.Function;
+    return true;
+  };
+  // Which record each context is read from: its leaf function's, else the
+  // first holding it. Keys are stack ids from the file: no DenseMap.
+  struct Source {
+    GUID Record = 0;
+    GUID Leaf = 0;
+    bool FromLeaf = false;
+    llvm::SmallVector<const MemInfoBlock *, 2> Entries;
+  };
+  U64MapVector<Source> Sources;
+  for (const auto &[Guid, Rec] : P.Records)
+    for (const IndexedAllocSite &AS : Rec.AllocSites) {
+      auto It = Sources.find(AS.CSId);
+      if (It == Sources.end()) {
+        GUID Leaf;
+        if (!LeafOf(AS.CSId, Leaf))
+          continue;
+        It = Sources.insert({AS.CSId, Source{Guid, Leaf, Leaf == Guid, {}}})
+                 .first;
+      } else if (!It->second.FromLeaf && Guid == It->second.Leaf) {
+        It->second.Record = Guid;
+        It->second.FromLeaf = true;
+      }
+    }
+  for (const auto &[Guid, Rec] : P.Records)
+    for (const IndexedAllocSite &AS : Rec.AllocSites) {
+      auto It = Sources.find(AS.CSId);
+      if (It != Sources.end() && It->second.Record == Guid)
+        It->second.Entries.push_back(&AS.Info);
+    }
+
+  std::vector<IndexedContext> Out;
+  Out.reserve(Sources.size());
+  for (const auto &[Id, S] : Sources) {
+    const size_t N = S.Entries.size();
+    size_t Copies = std::max(1u, leadingChainCopies(P.stackFrames(Id), S.Record));
+    // Runs of identical copies, or else a writer of its own: sum them all.
+    bool Runs = N % Copies == 0;
+    for (size_t I = 0; Runs && I < N; ++I)
+      Runs = *S.Entries[I] == *S.Entries[I - I % Copies];
+    if (!Runs)
+      Copies = 1;
+    IndexedContext C{Id, *S.Entries[0]};
+    for (size_t I = Copies; I < N; I += Copies)
+      C.Info.mergeCross(*S.Entries[I]);
+    Out.push_back(C);
+  }
+  return Out;
+}
+
 void IndexedMemProf::copyCallStack(const IndexedMemProf &From,
                                    CallStackId Id) {
   auto It = From.CallStacks.find(Id);

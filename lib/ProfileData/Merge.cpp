@@ -418,33 +418,7 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
   RawEntries.clear();
   if (InputNames)
     observeNames(P, *InputNames, Names);
-  // An alloc site is attached to its leaf function's record and, when that
-  // code was inlined, to each enclosing function's record too. Count each
-  // context once: from the leaf function's record (summing the duplicate
-  // entries an llvm-profdata merge may have appended), or else from the first
-  // record holding it.
-  struct Found {
-    bool FromLeaf = false;
-    GUID Record = 0;
-    MemInfoBlock Info;
-  };
-  U64MapVector<Found> Blocks;
   for (const auto &[Guid, Rec] : P.Records) {
-    for (const IndexedAllocSite &AS : Rec.AllocSites) {
-      auto Frames = P.stackFrames(AS.CSId);
-      if (Frames.empty())
-        continue;
-      bool IsLeaf = Frames.front().Function == Guid;
-      auto [It, New] = Blocks.try_emplace(AS.CSId);
-      Found &F = It->second;
-      if (New) {
-        F = {IsLeaf, Guid, AS.Info};
-      } else if (IsLeaf && !F.FromLeaf) {
-        F = {true, Guid, AS.Info};
-      } else if (F.Record == Guid) {
-        F.Info.mergeCross(AS.Info);
-      }
-    }
     for (const IndexedCallSite &CS : Rec.CallSites) {
       auto Frames = P.stackFrames(CS.CSId);
       if (Frames.empty())
@@ -455,10 +429,11 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
       It->second.Callees.append(CS.CalleeGuids.begin(), CS.CalleeGuids.end());
     }
   }
-  for (auto &[CSId, F] : Blocks) {
+  // Each context once, however many copies of it the records hold.
+  for (IndexedContext &C : indexedContexts(P)) {
     if (Weight != 1)
-      F.Info.scale(Weight);
-    addContext(P.stackFrames(CSId), F.Info, schemaMask(Schema));
+      C.Info.scale(Weight);
+    addContext(P.stackFrames(C.Id), C.Info, schemaMask(Schema));
   }
 }
 

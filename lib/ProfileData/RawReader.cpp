@@ -205,10 +205,11 @@ Error RawParser::parseModulePaths(DataCursor &C, uint64_t SectionStart,
   uint64_t Pad = (8 - (SectionStart + C.tell()) % 8) % 8;
   if (C.remaining() < Pad + 16)
     return Error::success();
-  cantFail(C.skip(Pad, ""));
-  if (support::endian::read64le(C.current()) != raw::ModulePathsMagic)
+  if (Error E = C.skip(Pad, "module paths padding"))
+    return E;
+  TRY(Magic, C.read<uint64_t>("module paths magic"));
+  if (Magic != raw::ModulePathsMagic)
     return Error::success();
-  cantFail(C.skip(8, ""));
   TRY(N, C.read<uint64_t>("module path count"));
   if (Error E = C.needItems(N, 16, "module path"))
     return E;
@@ -254,17 +255,19 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
                          Twine(Rest.size()) + " bytes remain, a header needs " +
                          Twine(raw::HeaderSize),
                      Start);
-  uint64_t Magic = cantFail(HC.read<uint64_t>("magic"));
+  TRY(Magic, HC.read<uint64_t>("magic"));
   if (Magic != raw::RawMagic)
     return makeError(ErrorCode::BadMagic,
                      "dump " + Twine(P.NumDumps) + " does not start with the "
                      "raw MemProf magic",
                      Start);
-  H.Version = cantFail(HC.read<uint64_t>("version"));
-  H.TotalSize = cantFail(HC.read<uint64_t>("total size"));
-  H.SegmentOffset = cantFail(HC.read<uint64_t>("segment offset"));
-  H.MIBOffset = cantFail(HC.read<uint64_t>("MIB offset"));
-  H.StackOffset = cantFail(HC.read<uint64_t>("stack offset"));
+  for (auto [Field, What] :
+       {std::pair(&H.Version, "version"), std::pair(&H.TotalSize, "total size"),
+        std::pair(&H.SegmentOffset, "segment offset"),
+        std::pair(&H.MIBOffset, "MIB offset"),
+        std::pair(&H.StackOffset, "stack offset")})
+    if (Error E = HC.readInto(*Field, What))
+      return E;
 
   if (H.Version < raw::RawVersionMin || H.Version > raw::RawVersionMax)
     return makeError(ErrorCode::UnsupportedVersion,

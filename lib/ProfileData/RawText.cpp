@@ -118,11 +118,14 @@ Expected<PDump> parseDump(StringRef File, uint64_t Start) {
       return std::move(E);
     for (uint64_t I = 0; I < N; ++I) {
       PSeg S;
-      S.Start = cantFail(C.read<uint64_t>(""));
-      S.End = cantFail(C.read<uint64_t>(""));
-      S.Offset = cantFail(C.read<uint64_t>(""));
-      S.IdSize = cantFail(C.read<uint64_t>(""));
-      S.Id = cantFail(C.readBytes(raw::BuildIdMaxSize, ""));
+      for (auto [Field, What] : {std::pair(&S.Start, "segment start"),
+                                 std::pair(&S.End, "segment end"),
+                                 std::pair(&S.Offset, "segment offset"),
+                                 std::pair(&S.IdSize, "build id size")})
+        if (Error E = C.readInto(*Field, What))
+          return std::move(E);
+      TRY(Id, C.readBytes(raw::BuildIdMaxSize, "build id"));
+      S.Id = Id;
       D.Segs.push_back(S);
     }
     D.SegEnd = SegOff + C.tell();
@@ -151,10 +154,10 @@ Expected<PDump> parseDump(StringRef File, uint64_t Start) {
         if (Error E = C.needItems(Count, Width, "histogram entry"))
           return std::move(E);
         M.Histogram.reserve(Count);
-        for (uint64_t J = 0; J < Count; ++J)
-          M.Histogram.push_back(Width == 8
-                                    ? cantFail(C.read<uint64_t>(""))
-                                    : cantFail(C.read<uint16_t>("")));
+        for (uint64_t J = 0; J < Count; ++J) {
+          TRY(H, C.readWidth(Width, "histogram entry"));
+          M.Histogram.push_back(H);
+        }
       }
       D.MIBs.push_back(std::move(M));
     }
@@ -175,8 +178,10 @@ Expected<PDump> parseDump(StringRef File, uint64_t Start) {
         return std::move(E);
       S.Id = Id;
       S.PCs.reserve(NumPCs);
-      for (uint64_t J = 0; J < NumPCs; ++J)
-        S.PCs.push_back(cantFail(C.read<uint64_t>("")));
+      for (uint64_t J = 0; J < NumPCs; ++J) {
+        TRY(PC, C.read<uint64_t>("stack PC"));
+        S.PCs.push_back(PC);
+      }
       D.Stacks.push_back(std::move(S));
     }
     D.StackEnd = StackOff + C.tell();

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""check-fleet.py OUTDIR A_BIN B_BIN A_WANT B_WANT [BAD_LIST]: the fleet's
-report.json names one output per program, by the build id llvm-readelf-22
-reads from each binary, with every input counted (and, with BAD_LIST,
-exactly the damaged inputs listed as bad), and each output holds exactly
-the bytes of A_WANT and B_WANT (one memprof-merge call per program)."""
+"""check-fleet.py OUTDIR BIN... WANT... [BAD_LIST]: the fleet's report.json
+names one output per program, by the build id llvm-readelf-22 reads from
+each binary BIN, with every input counted (and, with BAD_LIST, exactly the
+damaged inputs listed as bad), and each output holds exactly the bytes of
+the WANT of its BIN (one memprof-merge call per program). BINs and WANTs
+pair up in order; an odd argument count makes the last one BAD_LIST."""
 import json, os, subprocess, sys
 
 def build_id(path):
@@ -13,14 +14,17 @@ def build_id(path):
 
 d = sys.argv[1]
 rep = json.load(open(os.path.join(d, "report.json")))
-ids = [build_id(sys.argv[2]), build_id(sys.argv[3])]
+args = sys.argv[2:]
+bad_list = args.pop() if len(args) % 2 else None
+bins, wants = args[:len(args) // 2], args[len(args) // 2:]
+ids = [build_id(b) for b in bins]
 progs = {p["program"]: p for p in rep["programs"]}
 fail = []
 if sorted(progs) != sorted(ids):
     fail.append("programs %r, expected %r" % (sorted(progs), sorted(ids)))
 bad = []
-if len(sys.argv) > 6:
-    bad = sorted(l.strip() for l in open(sys.argv[6]) if l.strip())
+if bad_list:
+    bad = sorted(l.strip() for l in open(bad_list) if l.strip())
 got_bad = sorted(os.path.abspath(b["path"]) for b in rep["bad_inputs"])
 if got_bad != bad:
     fail.append("bad inputs %r, expected %r" % (got_bad, bad))
@@ -28,7 +32,7 @@ total = sum(p["inputs"] for p in rep["programs"]) + sum(
     1 for b in rep["bad_inputs"] if not any(b in p["rejected"] for p in rep["programs"]))
 if total != rep["inputs"]:
     fail.append("%d inputs counted in groups, %d given" % (total, rep["inputs"]))
-for i, want in zip(ids, sys.argv[4:6]):
+for i, want in zip(ids, wants):
     p = progs.get(i)
     if not p or not p["output"]:
         continue

@@ -79,14 +79,29 @@ public:
     return V;
   }
 
-  /// Reads an integer of \p Width bytes (4 or 8) into a u64.
+  /// read<T> into \p Out. Every read returns its own error: a check made
+  /// earlier (a count against the bytes that remain) guards allocations, not
+  /// the reads after it, which later reads of the same loop may outrun.
+  template <typename T> llvm::Error readInto(T &Out, const llvm::Twine &What) {
+    if (llvm::Error E = need(sizeof(T), What))
+      return E;
+    Out = llvm::support::endian::read<T, llvm::endianness::little>(
+        Data.data() + Pos);
+    Pos += sizeof(T);
+    return llvm::Error::success();
+  }
+
+  /// Reads an integer of \p Width bytes (2, 4 or 8) into a u64.
   llvm::Expected<uint64_t> readWidth(unsigned Width, const llvm::Twine &What) {
-    if (Width == 4) {
-      auto V = read<uint32_t>(What);
+    auto Widen = [](auto V) -> llvm::Expected<uint64_t> {
       if (!V)
         return V.takeError();
       return uint64_t(*V);
-    }
+    };
+    if (Width == 2)
+      return Widen(read<uint16_t>(What));
+    if (Width == 4)
+      return Widen(read<uint32_t>(What));
     return read<uint64_t>(What);
   }
 

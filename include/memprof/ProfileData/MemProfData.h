@@ -110,6 +110,31 @@ struct IndexedMemProf {
   llvm::SmallVector<Frame, 8> stackFrames(CallStackId CS) const;
 };
 
+/// One allocation context of an indexed profile: its stack and its block.
+struct IndexedContext {
+  CallStackId Id = 0;
+  MemInfoBlock Info;
+};
+
+/// Each allocation context of \p P exactly once, in the order the records
+/// first hold them. LLVM's writers (llvm-profdata's and ours alike) attach a
+/// context to the record of the function of every frame of its leading
+/// inline chain (frames up to the first one not inlined), once per frame, so
+/// a function that occurs twice in that chain (a template inlined twice,
+/// inlined recursion) holds the same context twice, as consecutive copies.
+/// The block is read from the record of the context's leaf function (else
+/// the first record holding it; a pruned or foreign file) taking one entry of
+/// each run of copies: two raw stacks that symbolized alike stay two entries
+/// of their own and are summed by the cross-input rule. Entries that do not
+/// come in runs of identical copies are all summed (a writer that attaches a
+/// context once per function). Contexts whose stack is unknown are skipped.
+std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P);
+
+/// How many frames of the leading inline chain of \p Frames (leaf first: the
+/// frames up to and including the first one not inlined) belong to \p
+/// Function: the number of copies of the context its record holds.
+unsigned leadingChainCopies(llvm::ArrayRef<Frame> Frames, GUID Function);
+
 } // namespace memprof
 
 #endif
