@@ -1,8 +1,8 @@
 //===- NamesExtensionFuzzer.cpp - Fuzz the names extension reader ----------===//
 //
 // Whatever extension the reader accepts must survive a write and a read
-// unchanged: every function, every location and every module path it
-// described.
+// unchanged: every function, every location, every module path, the
+// programs and every context's site module it described.
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/ProfileNames.h"
@@ -25,6 +25,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   for (const auto &KV : N->locations())
     if (N->function(KV.first.first))
       P.addCallStack({Frame{KV.first.first, KV.first.second, 0, false}});
+  // Every context whose site module the table recorded, at the first
+  // function (whose own module may or may not be the site's).
+  if (!N->functions().empty()) {
+    const GUID G0 = N->functions().begin()->first;
+    FrameId F0 = P.addFrame(Frame{G0, 0, 0, false});
+    for (const auto &KV : N->siteModules()) {
+      P.CallStacks.try_emplace(KV.first, llvm::SmallVector<FrameId, 8>{F0});
+      P.Records[G0].AllocSites.push_back({KV.first, {}});
+    }
+  }
   llvm::SmallVector<char, 0> Out;
   auto W = appendNamesExtension(Out, P, *N);
   if (!W)
@@ -44,6 +54,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     const Frame &F = KV.second;
     if (Back->location(F.Function, F.LineOffset) !=
         N->location(F.Function, F.LineOffset))
+      abort();
+  }
+  // The programs, and each context's site module (stored or implied).
+  if (!N->functions().empty() && Back->programs() != N->programs())
+    abort();
+  for (const auto &KV : N->siteModules()) {
+    const GUID G0 = N->functions().begin()->first;
+    if (Back->contextModule(KV.first, G0) != N->contextModule(KV.first, G0))
       abort();
   }
   return 0;

@@ -12,12 +12,15 @@ using namespace llvm;
 
 namespace memprof {
 
-void ProfileMerger::addContext(ArrayRef<Frame> Frames,
-                               const MemInfoBlock &Info, uint32_t Known) {
+CallStackId ProfileMerger::addContext(ArrayRef<Frame> Frames,
+                                      const MemInfoBlock &Info,
+                                      uint32_t Known) {
   SmallVector<FrameId, 8> Ids;
   for (const Frame &F : Frames)
     Ids.push_back(hashFrame(F));
-  addContext(StackIds.get(Ids), Frames, Ids, Info, Known);
+  CallStackId Id = StackIds.get(Ids);
+  addContext(Id, Frames, Ids, Info, Known);
+  return Id;
 }
 
 void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
@@ -251,6 +254,14 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
         Modules.erase(MI);
     }
   }
+  // The program: its main executable is the first module with a build id
+  // (the runtimes list the executable first), as readProfileHeader and the
+  // fleet's grouping take it.
+  for (const SegmentInfo &S : P.Segments)
+    if (!S.BuildId.empty()) {
+      Names.addProgram(S.BuildId);
+      break;
+    }
   std::unordered_map<uint64_t, LocalPC> Local;
   const bool KeepRawEntries = Stats.RawInputs == 1 && Contexts.empty() &&
                               Stats.IndexedInputs == 0;
@@ -270,6 +281,9 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     Frames.clear();
     Ids.clear();
     Chains.clear();
+    // The module of the first address that gives a frame: the allocation
+    // site's, which names alone cannot tell where programs share functions.
+    StringRef SiteModule;
     for (uint64_t PC : SI->second) {
       auto [LI, New] = Local.try_emplace(PC);
       if (New) {
@@ -285,6 +299,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       }
       LocalPC &L = LI->second;
       const PCSymbols *S = L.S;
+      if (Frames.empty() && L.Seg)
+        SiteModule = L.Seg->BuildId;
       // A frame that cannot be symbolized: dropped, or kept as a gap.
       auto Gap = [&] {
         if (!KeepGaps)
@@ -329,6 +345,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     }
     CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, Info, AllMIBFields);
+    Names.addSiteModule(Id, SiteModule);
     if (KeepRawEntries)
       RawEntries.push_back({Id, std::vector<Frame>(Frames.begin(), Frames.end()),
                             std::vector<FrameId>(Ids.begin(), Ids.end()), Info,

@@ -123,6 +123,36 @@ void ProfileNames::merge(const ProfileNames &O) {
     addLocation(Key.first, Key.second, L);
   for (const auto &[Id, Path] : O.ModulePaths)
     addModulePath(Id, Path);
+  for (const auto &[Id, Module] : O.SiteModules)
+    addSiteModule(Id, Module);
+  for (StringRef P : O.Programs)
+    addProgram(P);
+}
+
+void ProfileNames::addSiteModule(CallStackId Id, StringRef BuildId) {
+  if (BuildId.empty())
+    return;
+  auto [It, New] = SiteModules.try_emplace(Id);
+  if (New || BuildId < It->second)
+    It->second = save(BuildId);
+}
+
+StringRef ProfileNames::siteModule(CallStackId Id) const {
+  auto It = SiteModules.find(Id);
+  return It == SiteModules.end() ? StringRef() : It->second;
+}
+
+StringRef ProfileNames::contextModule(CallStackId Id, GUID Leaf) const {
+  StringRef M = siteModule(Id);
+  if (M.empty())
+    if (const FunctionNameInfo *N = function(Leaf))
+      M = N->BuildId;
+  return M;
+}
+
+void ProfileNames::addProgram(StringRef BuildId) {
+  if (!BuildId.empty() && !Programs.count(BuildId))
+    Programs.insert(save(BuildId));
 }
 
 void ProfileNames::addModulePath(StringRef BuildId, StringRef Path) {
@@ -199,6 +229,17 @@ void observeNames(const IndexedMemProf &P, const ProfileNames &From,
     SourceLocation L = From.location(F.Function, F.LineOffset);
     if (L.known())
       Into.addLocation(F.Function, F.LineOffset, L);
+  }
+  // Each context's site module explicitly: the leaf function's module may
+  // be another in the merge (the smallest of several programs' wins).
+  for (const auto &KV : P.Records)
+    for (const IndexedAllocSite &AS : KV.second.AllocSites)
+      if (auto Fs = P.stackFrames(AS.CSId);
+          !Fs.empty() && Fs.front().Function == KV.first)
+        Into.addSiteModule(AS.CSId, From.contextModule(AS.CSId, KV.first));
+  for (StringRef Program : From.programs()) {
+    Into.addProgram(Program);
+    Into.addModulePath(Program, From.modulePath(Program));
   }
 }
 
@@ -375,6 +416,29 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   }
   for (const auto &KV : Exceptions)
     Files.add(KV.second.File);
+  // Contexts whose allocation site lies in another module than their leaf
+  // function's (a function two programs share), by context id.
+  std::map<CallStackId, StringRef> Sites;
+  for (const auto &KV : P.Records)
+    for (const IndexedAllocSite &AS : KV.second.AllocSites) {
+      StringRef M = Names.siteModule(AS.CSId);
+      auto Fs = P.stackFrames(AS.CSId);
+      if (M.empty() || Fs.empty() || Sites.count(AS.CSId))
+        continue;
+      const FunctionNameInfo *Leaf = Names.function(Fs.front().Function);
+      if (!Leaf || Leaf->BuildId != M)
+        Sites[AS.CSId] = M;
+    }
+  const std::set<StringRef> &Programs = Names.programs();
+  for (StringRef M : Programs)
+    Modules.insert(M);
+  for (const auto &KV : Sites)
+    Modules.insert(KV.second);
+  for (StringRef M : Modules)
+    if (M.size() > names::MaxBuildIdBytes)
+      return makeError(ErrorCode::Malformed,
+                       "build id of " + Twine(M.size()) +
+                           " bytes is too long for the names extension");
   // The modules' paths, when some is known (memprof-show prints them beside
   // the build ids; the runtime records them).
   const bool WithPaths = llvm::any_of(
@@ -419,7 +483,22 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
     writeULEB(FrameBytes, Files.ref(Loc.File));
     writeULEB(FrameBytes, Loc.known() ? Loc.Line : 0);
   }
-  for (const auto *Section : {&ModuleBytes, &FileBytes, &FuncBytes, &FrameBytes})
+  // The programs merged and the site exceptions, when there is something
+  // to say: a file of one program's runs holds one program.
+  const bool WithSites = !Programs.empty() || !Sites.empty();
+  SmallVector<char, 0> ProgramBytes, SiteBytes;
+  if (WithSites) {
+    writeULEB(ProgramBytes, Programs.size());
+    for (StringRef M : Programs)
+      writeULEB(ProgramBytes, ModuleRef[M]);
+    writeULEB(SiteBytes, Sites.size());
+    for (const auto &[Id, M] : Sites) {
+      write64(SiteBytes, Id);
+      writeULEB(SiteBytes, ModuleRef[M]);
+    }
+  }
+  for (const auto *Section : {&ModuleBytes, &FileBytes, &FuncBytes, &FrameBytes,
+                              &ProgramBytes, &SiteBytes})
     if (Section->size() > UINT32_MAX)
       return makeError(ErrorCode::TooLarge,
                        "a names extension section exceeds 4 GiB");
@@ -430,7 +509,8 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       reinterpret_cast<const uint8_t *>(Strings.bytes().data()),
       Strings.bytes().size());
   SmallVector<uint8_t, 0> Zipped;
-  uint32_t Flags = WithPaths ? names::FlagModulePaths : 0;
+  uint32_t Flags = (WithPaths ? names::FlagModulePaths : 0) |
+                   (WithSites ? names::FlagSites : 0);
   if (compression::zlib::isAvailable() && !RawStrings.empty()) {
     compression::zlib::compress(RawStrings, Zipped,
                                 compression::zlib::BestSizeCompression);
@@ -452,11 +532,17 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   write32(Out, uint32_t(FrameBytes.size()));
   write32(Out, (Flags & names::FlagStringsZlib) ? uint32_t(RawStrings.size())
                                                 : 0);
+  if (WithSites) {
+    write32(Out, uint32_t(ProgramBytes.size()));
+    write32(Out, uint32_t(SiteBytes.size()));
+  }
   Out.append(StoredStrings.begin(), StoredStrings.end());
   Out.append(ModuleBytes.begin(), ModuleBytes.end());
   Out.append(FileBytes.begin(), FileBytes.end());
   Out.append(FuncBytes.begin(), FuncBytes.end());
   Out.append(FrameBytes.begin(), FrameBytes.end());
+  Out.append(ProgramBytes.begin(), ProgramBytes.end());
+  Out.append(SiteBytes.begin(), SiteBytes.end());
   while (Out.size() % 8 != 0)
     Out.push_back(0);
   const uint64_t Size = Out.size() + names::FooterSize - Start;
@@ -470,6 +556,9 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   Stats.FileTableBytes = FileBytes.size();
   Stats.FunctionTableBytes = FuncBytes.size();
   Stats.FrameTableBytes = FrameBytes.size();
+  Stats.ProgramTableBytes = ProgramBytes.size();
+  Stats.SiteModuleTableBytes = SiteBytes.size();
+  Stats.NumSiteEntries = Sites.size();
   Stats.NumFunctions = Funcs.size();
   Stats.NumFileNodes = Files.size();
   Stats.NumFrameEntries = Exceptions.size();
@@ -837,7 +926,8 @@ struct ExtensionReader {
     auto Flags = H.read<uint32_t>("names flags");
     if (!Flags)
       return Flags.takeError();
-    if (*Flags & ~(names::FlagStringsZlib | names::FlagModulePaths))
+    if (*Flags &
+        ~(names::FlagStringsZlib | names::FlagModulePaths | names::FlagSites))
       return makeError(ErrorCode::UnsupportedVersion,
                        "names extension flags 0x" + Twine::utohexstr(*Flags) +
                            " are not supported",
@@ -850,29 +940,44 @@ struct ExtensionReader {
       return malformed("LLVM part size " + Twine(*LLVMSize) +
                            " is not the extension's offset " + Twine(Start),
                        Start + 16);
-    uint32_t Sizes[5];
+    uint32_t Sizes[7] = {};
     uint64_t Sum = 0;
     for (unsigned I = 0; I < 5; ++I) {
-      auto V = H.read<uint32_t>("names section size");
-      if (!V)
-        return V.takeError();
-      Sizes[I] = *V;
-      Sum += *V;
+      if (Error E = H.readInto(Sizes[I], "names section size"))
+        return E;
+      Sum += Sizes[I];
     }
     auto RawSize = H.read<uint32_t>("names string table raw size");
     if (!RawSize)
       return RawSize.takeError();
+    uint64_t HeadersSize = names::HeaderSize;
+    if (*Flags & names::FlagSites) {
+      if (ExtSize < names::HeaderSize + names::SitesHeaderSize +
+                        names::FooterSize)
+        return malformed("extension of " + Twine(ExtSize) +
+                             " bytes has no room for its sites header",
+                         Start);
+      DataCursor SH(Buffer.substr(Start + names::HeaderSize,
+                                  names::SitesHeaderSize),
+                    Start + names::HeaderSize);
+      for (unsigned I = 5; I < 7; ++I) {
+        if (Error E = SH.readInto(Sizes[I], "names section size"))
+          return E;
+        Sum += Sizes[I];
+      }
+      HeadersSize += names::SitesHeaderSize;
+    }
     const bool Zipped = *Flags & names::FlagStringsZlib;
     if (!Zipped && *RawSize != 0)
       return malformed("string table raw size is " + Twine(*RawSize) +
                            " but the table is not compressed",
                        Start + 44);
-    const uint64_t Body = ExtSize - names::HeaderSize - names::FooterSize;
+    const uint64_t Body = ExtSize - HeadersSize - names::FooterSize;
     if (Sum > Body || Body - Sum >= 8)
       return malformed("section sizes add up to " + Twine(Sum) +
                            " bytes but the extension holds " + Twine(Body),
                        Start + 24);
-    uint64_t Pos = Start + names::HeaderSize;
+    uint64_t Pos = Start + HeadersSize;
     for (uint64_t I = Pos + Sum; I < FooterAt; ++I)
       if (Buffer[I] != 0)
         return malformed("padding byte is not zero", I);
@@ -918,7 +1023,76 @@ struct ExtensionReader {
       return E;
     Pos += Sizes[3];
     SectionCursor Frames(Buffer.substr(Pos, Sizes[4]), Pos, "frame table");
-    return readFrames(Frames);
+    if (Error E = readFrames(Frames))
+      return E;
+    if (!(*Flags & names::FlagSites))
+      return Error::success();
+    Pos += Sizes[4];
+    SectionCursor Programs(Buffer.substr(Pos, Sizes[5]), Pos, "program table");
+    if (Error E = readPrograms(Programs))
+      return E;
+    Pos += Sizes[5];
+    SectionCursor Sites(Buffer.substr(Pos, Sizes[6]), Pos, "site module table");
+    return readSites(Sites);
+  }
+
+  /// A module reference (1-based) that must name a module.
+  Expected<StringRef> moduleRef(SectionCursor &S, const Twine &What) {
+    const uint64_t At = S.C.absoluteOffset();
+    auto Ref = S.uleb(What + " module");
+    if (!Ref)
+      return Ref.takeError();
+    if (*Ref == 0 || *Ref > ModuleIds.size())
+      return malformed(What + " module " + Twine(*Ref) +
+                           " is not one of the " + Twine(ModuleIds.size()) +
+                           " modules",
+                       At);
+    return ModuleIds[*Ref - 1];
+  }
+
+  Error readPrograms(SectionCursor &S) {
+    auto N = S.count(1, "program");
+    if (!N)
+      return N.takeError();
+    StringRef Prev;
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      auto M = moduleRef(S, "program " + Twine(I));
+      if (!M)
+        return M.takeError();
+      // Modules are sorted, so increasing references are increasing ids.
+      if (I && !(Prev < *M))
+        return malformed("program " + Twine(I) +
+                             " is not ordered after the previous program",
+                         At);
+      Prev = *M;
+      Names.addProgram(*M);
+    }
+    return S.finish();
+  }
+
+  Error readSites(SectionCursor &S) {
+    auto N = S.count(9, "site module");
+    if (!N)
+      return N.takeError();
+    std::optional<uint64_t> Prev;
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      uint64_t Id;
+      if (Error E = S.C.readInto(Id, "site module context id"))
+        return E;
+      if (Prev && Id <= *Prev)
+        return malformed("site module " + Twine(I) + " context id 0x" +
+                             Twine::utohexstr(Id) +
+                             " is not above the previous one",
+                         At);
+      Prev = Id;
+      auto M = moduleRef(S, "site " + Twine(I));
+      if (!M)
+        return M.takeError();
+      Names.addSiteModule(Id, *M);
+    }
+    return S.finish();
   }
 };
 

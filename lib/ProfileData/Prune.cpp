@@ -44,6 +44,7 @@ struct Item {
   SmallVector<Frame, 8> Frames;
   MemInfoBlock Info;
   uint32_t Known;
+  StringRef SiteModule; // pruning keeps the allocation site, so its module
 };
 
 } // namespace
@@ -63,7 +64,10 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
   std::vector<Item> Items;
   for (auto &[Id, C] : Sorted) {
     St.FramesBefore += C->Frames.size();
-    Item It{C->Frames, C->Info, C->Known};
+    Item It{C->Frames, C->Info, C->Known,
+            C->Frames.empty()
+                ? StringRef()
+                : Names.contextModule(Id, C->Frames.front().Function)};
     if (Opts.MaxDepth && It.Frames.size() > Opts.MaxDepth) {
       auto Ends = chainEnds(It.Frames);
       size_t Keep = Ends.front(); // the allocation site always stays
@@ -144,7 +148,8 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
   // Rebuild: contexts that became identical merge.
   Contexts.clear();
   for (Item &It : Items)
-    addContext(It.Frames, It.Info, It.Known);
+    Names.addSiteModule(addContext(It.Frames, It.Info, It.Known),
+                        It.SiteModule);
   St.ContextsAfter = Contexts.size();
   for (auto &KV : Contexts)
     St.FramesAfter += KV.second.Frames.size();

@@ -341,8 +341,8 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     if (!Fs.empty()) {
       if (const FrameGap *G = M.gap(Fs.front().Function))
         Module = G->BuildId;
-      else if (const FunctionNameInfo *N = Names.function(Fs.front().Function))
-        Module = buildIdToHex(N->BuildId);
+      else
+        Module = buildIdToHex(Names.contextModule(Id, Fs.front().Function));
     }
     addTo(Modules[Module].Sites, I);
 
@@ -521,9 +521,9 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     if (!C.Frames.empty()) {
       if (const FrameGap *G = M.gap(C.Frames.front().Function))
         RC.ModuleBuildId = G->BuildId;
-      else if (const FunctionNameInfo *Fn =
-                   Names.function(C.Frames.front().Function))
-        RC.ModuleBuildId = buildIdToHex(Fn->BuildId);
+      else
+        RC.ModuleBuildId =
+            buildIdToHex(Names.contextModule(C.Id, C.Frames.front().Function));
     }
     R.Contexts.push_back(std::move(RC));
   }

@@ -49,6 +49,7 @@ struct MergeReport {
   std::vector<std::pair<std::string, std::string>> Rejected; // path, why
   bool MemProf = false, Counters = false;
   uint64_t Contexts = 0, Functions = 0, NamedFunctions = 0;
+  std::vector<std::string> Programs; // main executables' build ids, hex
   uint64_t CounterRecords = 0, OutputBytes = 0;
   std::string CounterKind;
   std::vector<std::string> Diagnostics;
@@ -61,6 +62,9 @@ struct MergeReport {
     json::Array Diag;
     for (const std::string &D : Diagnostics)
       Diag.push_back(validUTF8(D));
+    json::Array Progs;
+    for (const std::string &P : Programs)
+      Progs.push_back(P);
     json::Object O{
         {"schema_version", 1},
         {"status", Ok ? "ok" : "failed"},
@@ -72,7 +76,8 @@ struct MergeReport {
         {"memprof", MemProf ? json::Value(json::Object{
                                   {"contexts", Contexts},
                                   {"functions", Functions},
-                                  {"named_functions", NamedFunctions}})
+                                  {"named_functions", NamedFunctions},
+                                  {"programs", std::move(Progs)}})
                             : json::Value(nullptr)},
         {"counters", Counters ? json::Value(json::Object{
                                     {"records", CounterRecords},
@@ -593,6 +598,26 @@ int main(int argc, char **argv) {
   }
   if (Error E = tool::writeFileAtomically(Output, StringRef(Bytes.data(), Bytes.size())))
     tool::fatal(Output, std::move(E));
+  // Profiles of several programs in one file: say so, as clang applies
+  // every context whose call stack a build has, whichever program it
+  // came from.
+  const std::set<StringRef> &Programs = Merger.names().programs();
+  if (WithMemProf && Programs.size() > 1 && !Quiet) {
+    std::string List;
+    for (StringRef P : Programs) {
+      List += (List.empty() ? "" : ", ") + buildIdToHex(P);
+      if (StringRef Path = Merger.names().modulePath(P); !Path.empty())
+        List += " (" + Path.str() + ")";
+    }
+    tool::note(Twine("the inputs profiled ") + Twine(Programs.size()) +
+               " programs (main executables' build ids: " + List +
+               "); each program's build with this file takes the contexts "
+               "whose call stacks it has (docs/memprof-merge.md, \"Several "
+               "programs in one file\")");
+  }
+  if (WithMemProf)
+    for (StringRef P : Programs)
+      Rep.Programs.push_back(buildIdToHex(P));
   std::string NamesNote;
   if (NS.TotalBytes)
     NamesNote = (", names of " + Twine(NS.NumFunctions) + " (" +

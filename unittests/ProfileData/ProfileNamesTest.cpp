@@ -527,6 +527,93 @@ TEST(ProfileNames, ModulePathsRoundTrip) {
   }
 }
 
+TEST(ProfileNames, ProgramsAndSiteModulesRoundTrip) {
+  // Two programs share Foo: the context's site is in the other program's
+  // module than Foo's recorded one (the smallest of the two).
+  Small S;
+  const CallStackId Ctx = S.P.CallStacks.begin()->first;
+  S.N.addFunction(Foo, {"_Z3foov", "foo()", "/src/b.c", 20, "\x05"});
+  ASSERT_EQ(S.N.function(Foo)->BuildId, "\x01\x02"); // the smallest
+  S.N.addProgram("\x05");
+  S.N.addProgram("\x01\x02");
+  S.N.addProgram("");
+  S.N.addSiteModule(Ctx, "\x05");
+  S.N.addSiteModule(Ctx, "\x06"); // a larger one loses
+  S.N.addSiteModule(Ctx, "");
+  EXPECT_EQ(S.N.contextModule(Ctx, Foo), "\x05");
+  EXPECT_EQ(S.N.contextModule(Ctx + 1, Foo), "\x01\x02");
+  SmallVector<char, 0> Out(24, 0);
+  auto St = appendNamesExtension(Out, S.P, S.N);
+  ASSERT_TRUE(bool(St));
+  EXPECT_EQ(St->NumSiteEntries, 1u);
+  EXPECT_EQ(support::endian::read32le(Out.data() + 24 + 12) & names::FlagSites,
+            names::FlagSites);
+  auto Back = readNamesExtension(StringRef(Out.data(), Out.size()));
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  EXPECT_EQ(Back->contextModule(Ctx, Foo), "\x05");
+  std::vector<std::string> Programs(Back->programs().begin(),
+                                    Back->programs().end());
+  EXPECT_EQ(Programs, (std::vector<std::string>{"\x01\x02", "\x05"}));
+  SmallVector<char, 0> Again(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Again, S.P, *Back)));
+  EXPECT_EQ(hexOf(Out), hexOf(Again));
+
+  // A site in its leaf function's own module needs no entry; without
+  // programs the file is what it was before the flag (the golden bytes).
+  Small Plain;
+  Plain.N.addSiteModule(Ctx, "\x01\x02");
+  SmallVector<char, 0> NoSites(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(NoSites, Plain.P, Plain.N)));
+  EXPECT_EQ(support::endian::read32le(NoSites.data() + 24 + 12) &
+                names::FlagSites,
+            0u);
+
+  // Every corruption of the file is read or refused cleanly.
+  const std::string Good(Out.begin(), Out.end());
+  for (size_t I = 24; I < Good.size(); ++I)
+    for (uint8_t Mask : {0xffu, 0x01u, 0x80u}) {
+      std::string Bad = Good;
+      Bad[I] = char(uint8_t(Bad[I]) ^ Mask);
+      auto R = readNamesExtension(Bad);
+      if (!R)
+        ASSERT_TRUE(codeOf(R.takeError()).has_value());
+    }
+  // Hostile values: a site module reference past the modules, programs out
+  // of order, a site count larger than the section.
+  const uint32_t Sizes5 = support::endian::read32le(Good.data() + 24 + 48);
+  const uint32_t Sizes6 = support::endian::read32le(Good.data() + 24 + 52);
+  size_t End = 24 + 48 + 8;
+  for (unsigned I = 0; I < 5; ++I)
+    End += support::endian::read32le(Good.data() + 24 + 24 + 4 * I);
+  const size_t ProgramsAt = End, SiteAt = End + Sizes5;
+  ASSERT_EQ(Sizes5, 3u); // count 2, two one-byte references
+  ASSERT_EQ(Sizes6, 1u + 8 + 1);
+  {
+    std::string Bad = Good;
+    Bad[SiteAt + 9] = 0x7f; // module 127 of 3
+    auto R = readNamesExtension(Bad);
+    ASSERT_FALSE(bool(R));
+    EXPECT_NE(toString(R.takeError()).find("site 0 module 127 is not one of"),
+              std::string::npos);
+  }
+  {
+    std::string Bad = Good;
+    std::swap(Bad[ProgramsAt + 1], Bad[ProgramsAt + 2]);
+    auto R = readNamesExtension(Bad);
+    ASSERT_FALSE(bool(R));
+    EXPECT_NE(toString(R.takeError()).find("program 1 is not ordered"),
+              std::string::npos);
+  }
+  {
+    std::string Bad = Good;
+    Bad[SiteAt] = 0x7f; // 127 entries of at least 9 bytes in 10
+    auto R = readNamesExtension(Bad);
+    ASSERT_FALSE(bool(R));
+    EXPECT_NE(toString(R.takeError()).find("site module count 127 does not fit"),
+              std::string::npos);
+  }
+}
+
 TEST(ProfileNames, ModulePathOutsideTheStringTable) {
   Small S;
   S.N.addModulePath("\x01\x02", "/p");

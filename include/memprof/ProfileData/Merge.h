@@ -200,8 +200,8 @@ private:
     llvm::SmallVector<GUID, 1> Callees;
   };
 
-  void addContext(llvm::ArrayRef<Frame> Frames, const MemInfoBlock &Info,
-                  uint32_t Known);
+  CallStackId addContext(llvm::ArrayRef<Frame> Frames,
+                         const MemInfoBlock &Info, uint32_t Known);
   void addContext(CallStackId Id, llvm::ArrayRef<Frame> Frames,
                   llvm::ArrayRef<FrameId> Ids, const MemInfoBlock &Info,
                   uint32_t Known);

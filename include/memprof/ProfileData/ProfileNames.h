@@ -24,7 +24,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 namespace memprof {
@@ -83,6 +85,27 @@ public:
   void addModulePath(llvm::StringRef BuildId, llvm::StringRef Path);
   /// The path of the module with \p BuildId; empty when unknown.
   llvm::StringRef modulePath(llvm::StringRef BuildId) const;
+  /// Records that the allocation site of context \p Id lies in the module
+  /// with \p BuildId (raw bytes): the module whose code made the call, which
+  /// the leaf function's module does not tell where two programs share the
+  /// function (an inlined template, main). Among several, the smallest wins.
+  void addSiteModule(CallStackId Id, llvm::StringRef BuildId);
+  /// The module recorded for context \p Id's allocation site; empty when
+  /// none was (a file stores it only where it is not the leaf function's).
+  llvm::StringRef siteModule(CallStackId Id) const;
+  /// The module of the allocation site of context \p Id whose leaf frame is
+  /// in function \p Leaf: the recorded one, else the leaf function's; empty
+  /// when unknown.
+  llvm::StringRef contextModule(CallStackId Id, GUID Leaf) const;
+  /// Records that a merged input profiled the program whose main executable
+  /// has \p BuildId (raw bytes). Empty ones are ignored.
+  void addProgram(llvm::StringRef BuildId);
+  /// Every recorded site module, by context id.
+  const std::unordered_map<CallStackId, llvm::StringRef> &siteModules() const {
+    return SiteModules;
+  }
+  /// The programs merged, by build id (raw bytes).
+  const std::set<llvm::StringRef> &programs() const { return Programs; }
   /// Adds every observation of \p O.
   void merge(const ProfileNames &O);
   /// Marks every frame of \p P that has a named function but no observed
@@ -125,6 +148,8 @@ private:
   std::map<GUID, FunctionNameInfo> Functions;
   std::map<std::pair<GUID, uint32_t>, SourceLocation> Locations;
   std::map<llvm::StringRef, llvm::StringRef> ModulePaths; // build id -> path
+  std::unordered_map<CallStackId, llvm::StringRef> SiteModules;
+  std::set<llvm::StringRef> Programs;
 };
 
 /// llvm::demangle of \p LinkageName (the name itself when not mangled).
@@ -147,9 +172,12 @@ struct NamesExtensionStats {
   uint64_t FileTableBytes = 0;
   uint64_t FunctionTableBytes = 0;
   uint64_t FrameTableBytes = 0;
+  uint64_t ProgramTableBytes = 0;
+  uint64_t SiteModuleTableBytes = 0;
   uint64_t NumFunctions = 0;
   uint64_t NumFileNodes = 0;
   uint64_t NumFrameEntries = 0;
+  uint64_t NumSiteEntries = 0;
 };
 
 /// Appends the names extension to \p Out, which holds a complete LLVM
@@ -178,8 +206,9 @@ llvm::Expected<ProfileNames> readNamesExtension(llvm::StringRef Buffer,
                                                     nullptr);
 
 /// Records, for every frame of \p P whose function \p From names, the
-/// function and the frame's known location into \p Into: how names read
-/// from an indexed file join a merge.
+/// function and the frame's known location into \p Into, and \p From's
+/// programs and the site modules of P's contexts: how names read from an
+/// indexed file join a merge.
 void observeNames(const IndexedMemProf &P, const ProfileNames &From,
                   ProfileNames &Into);
 

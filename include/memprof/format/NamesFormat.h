@@ -22,11 +22,14 @@ static const uint32_t FlagStringsZlib = 1;
    the path its process loaded it from (the empty string: unknown). */
 static const uint32_t FlagModulePaths = 2;
 
+/* A second header (SitesHeader) follows the header, and a program table and
+   a site-module table follow the frame table. */
+static const uint32_t FlagSites = 4;
 /* Header, 48 bytes, at the first byte after the LLVM part (8-aligned). */
 struct Header {
   uint64_t Magic;             /* HeaderMagic */
   uint32_t Version;           /* 1 */
-  uint32_t Flags;             /* FlagStringsZlib, FlagModulePaths; others unsupported */
+  uint32_t Flags;             /* FlagStringsZlib, FlagModulePaths, FlagSites; others unsupported */
   uint64_t LLVMPartSize;      /* = absolute offset of this header */
   uint32_t StringTableSize;   /* bytes of each section, in file order */
   uint32_t ModuleTableSize;
@@ -36,6 +39,11 @@ struct Header {
   uint32_t StringTableRawSize; /* with FlagStringsZlib: inflated size; else 0 */
 };
 
+/* With FlagSites, 8 bytes right after the header. */
+struct SitesHeader {
+  uint32_t ProgramTableSize;    /* bytes of each section, after the frame table */
+  uint32_t SiteModuleTableSize;
+};
 /* Footer, 16 bytes, the last bytes of the file. */
 struct Footer {
   uint64_t ExtensionSize; /* from the header's first byte to the file's end */
@@ -43,6 +51,7 @@ struct Footer {
 };
 
 static const uint64_t HeaderSize = 48;
+static const uint64_t SitesHeaderSize = 8;
 static const uint64_t FooterSize = 16;
 
 #if defined(__cplusplus) && __cplusplus >= 201103L
@@ -56,6 +65,9 @@ static_assert(offsetof(Header, FileTableSize) == 32, "names header layout");
 static_assert(offsetof(Header, FunctionTableSize) == 36, "names header layout");
 static_assert(offsetof(Header, FrameTableSize) == 40, "names header layout");
 static_assert(offsetof(Header, StringTableRawSize) == 44, "names header layout");
+static_assert(sizeof(SitesHeader) == SitesHeaderSize, "sites header size");
+static_assert(offsetof(SitesHeader, SiteModuleTableSize) == 4,
+              "sites header layout");
 static_assert(sizeof(Footer) == FooterSize, "names footer size");
 static_assert(offsetof(Footer, Magic) == 8, "names footer layout");
 #endif
