@@ -1681,6 +1681,8 @@ Expected<ProfileHeader> readProfileHeader(StringRef Data) {
     H.Kind = "indexed";
     H.MemProf = Info.MemProfVersion != 0;
     H.Counters = Counters.Present;
+    H.Contexts = indexedContexts(*P).size();
+    H.FunctionRecords = Counters.Records.size();
     return H;
   }
   if (isRawInstrProf(Data) || isInstrProfText(Data)) {
@@ -1690,6 +1692,7 @@ Expected<ProfileHeader> readProfileHeader(StringRef Data) {
       return C.takeError();
     H.Kind = Raw ? "raw-counters" : "counters-text";
     H.Counters = true;
+    H.FunctionRecords = C->Records.size();
     for (const std::string &Id : C->BinaryIds)
       H.Modules.push_back(buildIdToHex(Id));
     if (H.Modules.size() == 1)
@@ -1702,6 +1705,7 @@ Expected<ProfileHeader> readProfileHeader(StringRef Data) {
       return P.takeError();
     H.Kind = "raw";
     H.MemProf = true;
+    H.Contexts = P->MIBs.size();
     for (const SegmentInfo &S : P->Segments) {
       if (S.BuildId.empty())
         continue;

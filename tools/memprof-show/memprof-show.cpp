@@ -1,5 +1,6 @@
 //===- memprof-show.cpp - Rank and summarize the contexts of MemProf profiles ===//
 #include "ToolCommon.h"
+#include "memprof/ProfileData/ProfileUse.h"
 #include "memprof/ProfileData/Report.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -74,6 +75,46 @@ static int printHeaders(const std::vector<std::string> &Inputs,
   return AnyBad ? 1 : 0;
 }
 
+/// --use-flags: the clang flags that build with the one indexed profile.
+static int printUseFlags(const CLI::App &App,
+                         const std::vector<std::string> &Inputs,
+                         StringRef Output) {
+  // The report's options mean nothing here: say so rather than ignore them.
+  for (const CLI::Option *O : App.get_options()) {
+    const std::string Name = O->get_name();
+    if (O->count() && Name != "--use-flags" && Name != "--output" &&
+        Name != "inputs")
+      tool::fatal("", Twine(Name) + " does not go with --use-flags, which "
+                                    "takes one profile and -o (see --help)");
+  }
+  if (Inputs.empty())
+    tool::fatal("", "--use-flags needs the indexed profile to build with "
+                    "(see --help)");
+  if (Inputs.size() > 1)
+    tool::fatal("", "--use-flags takes one profile, not " +
+                        Twine(Inputs.size()) +
+                        ": merge them into one first (memprof-merge "
+                        "FILE... -o app.profdata)");
+  const std::string &Path = Inputs.front();
+  tool::refuseOutputOverInputs(Inputs, Output);
+  auto Buf = tool::readInput(Path);
+  if (!Buf)
+    tool::fatal(Path, explainUnusable(Buf.takeError()));
+  Expected<ProfileUse> U = readProfileUse(Path, (*Buf)->getBuffer());
+  if (!U)
+    tool::fatal(Path, U.takeError());
+  for (const std::string &W : U->Warnings)
+    tool::warning(Path, W);
+  std::string Line = shellCommandLine(U->Flags) + "\n";
+  if (Output.empty()) {
+    outs() << Line;
+    tool::finishStdout();
+  } else if (Error E = tool::writeFileAtomically(Output, Line)) {
+    tool::fatal(Output, std::move(E));
+  }
+  return 0;
+}
+
 int main(int argc, char **argv) {
   InitLLVM X(argc, argv);
   tool::setToolName("memprof-show", "reports (text, JSON, YAML), no profiles");
@@ -90,7 +131,9 @@ int main(int argc, char **argv) {
                "named from --profiled-binary), raw MemProf profiles (symbolized\n"
                "from the files the runtime recorded, --profiled-binary and\n"
                "--debug-dir), .profraw and .proftext files.\n"
-               "Several inputs are merged as memprof-merge merges them.",
+               "Several inputs are merged as memprof-merge merges them.\n"
+               "--use-flags PROFILE prints the clang flags that build with a\n"
+               "merged profile, for what it holds.",
                "memprof-show"};
   std::vector<std::string> Inputs, Functions, Bundles;
   ModuleSearch Search;
@@ -99,7 +142,7 @@ int main(int argc, char **argv) {
   std::string Group = "context";
   std::vector<std::string> DiffBases;
   bool Reverse = false, NoNames = false, NoGaps = false, FullNames = false;
-  bool HeaderOnly = false;
+  bool HeaderOnly = false, UseFlags = false;
   App.add_option("inputs", Inputs,
                  "Raw or indexed profiles, MemProf or PGO counters or both, "
                  "or LLVM's counters text");
@@ -165,8 +208,20 @@ int main(int argc, char **argv) {
                "binary id), reading nothing else: no symbolization, no "
                "merge. A bad input is reported in its entry; the status is "
                "1 if any is bad");
+  App.add_flag("--use-flags", UseFlags,
+               "Print the clang-22 flags that build with this indexed "
+               "profile, decided by what it holds: -fprofile-use=PROFILE for "
+               "PGO counters, -gmlt -fdebug-info-for-profiling "
+               "-fmemory-profile-use=PROFILE for heap (MemProf) data, all of "
+               "them for both. One shell line, for "
+               "clang++-22 -O2 $(memprof-show --use-flags app.profdata) ...; "
+               "the status is 1, with an error saying what to do, for a file "
+               "that holds neither or that clang does not read (a raw "
+               "profile: merge it first). Takes -o and nothing else");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
+  if (UseFlags)
+    return printUseFlags(App, Inputs, Output);
   if (HeaderOnly)
     return printHeaders(Inputs, Format, Output);
 

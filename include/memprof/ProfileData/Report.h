@@ -260,7 +260,13 @@ struct ProfileHeader {
   /// "raw" (MemProf), "raw-counters" (.profraw), "indexed" or
   /// "counters-text".
   std::string Kind;
+  /// Whether it has a MemProf part and a PGO counter part (an indexed
+  /// profile's sections, which may be empty).
   bool MemProf = false, Counters = false;
+  /// What those parts hold: allocation contexts (each once, as
+  /// indexedContexts counts them; a raw profile's distinct stacks) and PGO
+  /// function records.
+  uint64_t Contexts = 0, FunctionRecords = 0;
   /// Hex build id of the profiled program: a raw MemProf profile's first
   /// module with a build id (the runtimes list the main program first), a
   /// .profraw's binary id when it has exactly one; "" when the file does
