@@ -5,7 +5,8 @@
 # memprof's pass and runtime), run it three times with different inputs, each
 # run writing its .profraw and .memprofraw into a directory of its own, merge
 # all of them with one memprof-merge call, show both parts and hand the one
-# file to clang-22 -fprofile-use and -fmemory-profile-use.
+# file to clang-22 -fprofile-use and -fmemory-profile-use (the flags
+# memprof-show --use-flags prints for a file with both parts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh
@@ -36,19 +37,19 @@ llvm-profdata-22 show --memory "$OUT/wordfreq.profdata" > "$OUT/wordfreq.yaml"
 sed -n 1,40p "$OUT/wordfreq.yaml"
 echo "== memprof-show: both parts, the hottest functions and the top contexts, named from the profile itself"
 build/bin/memprof-show "$OUT/wordfreq.profdata" --top-functions 5 --top-contexts 3
-echo "== clang-22 compiles with it: -fprofile-use and -fmemory-profile-use on the same file"
-# use_cflags (-gmlt -fdebug-info-for-profiling): the debug locations and names
-# -fmemory-profile-use matches allocation calls by.
-# shellcheck disable=SC2046
-clang++-22 -O2 $(pkg-config --variable=use_cflags memprof-pgo) -fprofile-use="$OUT/wordfreq.profdata" \
-  -fmemory-profile-use="$OUT/wordfreq.profdata" -S -emit-llvm examples/wordfreq/wordfreq.cpp \
-  -o "$OUT/wordfreq.ll"
+# What the file holds decides the flags: -fprofile-use for the counters,
+# -fmemory-profile-use and the debug locations and names it matches
+# allocation calls by (-gmlt -fdebug-info-for-profiling) for the heap part.
+use_flags=$("$(pkg-config --variable=memprof_show memprof-pgo)" --use-flags "$OUT/wordfreq.profdata")
+echo "== clang-22 compiles with it: clang++-22 -O2 \$(memprof-show --use-flags $OUT/wordfreq.profdata), which is"
+echo "   $use_flags"
+# shellcheck disable=SC2086 # the flags are split on purpose
+clang++-22 -O2 $use_flags -S -emit-llvm examples/wordfreq/wordfreq.cpp -o "$OUT/wordfreq.ll"
 # The allocation calls whose attribute group carries a "memprof" hint.
 groups=$(sed -n 's/^attributes \(#[0-9]*\) = .*"memprof"=.*/\1/p' "$OUT/wordfreq.ll" | paste -sd'|')
 echo "the IR: $(grep -c 'branch_weights' "$OUT/wordfreq.ll") branch weights from the counters," \
   "$(grep -cE "(call|invoke) .*\) (${groups:-#none})(,|\$)" "$OUT/wordfreq.ll" || true) allocation calls" \
   "with a memprof attribute from the heap part"
-# shellcheck disable=SC2046
-clang++-22 -O2 $(pkg-config --variable=use_cflags memprof-pgo) -fprofile-use="$OUT/wordfreq.profdata" \
-  -fmemory-profile-use="$OUT/wordfreq.profdata" examples/wordfreq/wordfreq.cpp -o "$OUT/wordfreq-optimized"
+# shellcheck disable=SC2086
+clang++-22 -O2 $use_flags examples/wordfreq/wordfreq.cpp -o "$OUT/wordfreq-optimized"
 echo "done: $OUT/wordfreq.profdata, $OUT/wordfreq-optimized"
