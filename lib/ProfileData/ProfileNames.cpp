@@ -1010,30 +1010,23 @@ struct ExtensionReader {
       return malformed("string table does not end with a NUL byte",
                        Zipped ? Pos : Pos + Sizes[0] - 1);
     Pos += Sizes[0];
-    SectionCursor Mods(Buffer.substr(Pos, Sizes[1]), Pos, "module table");
-    if (Error E = readModules(Mods))
-      return E;
-    Pos += Sizes[1];
-    SectionCursor Files(Buffer.substr(Pos, Sizes[2]), Pos, "file table");
-    if (Error E = readFiles(Files))
-      return E;
-    Pos += Sizes[2];
-    SectionCursor Funcs(Buffer.substr(Pos, Sizes[3]), Pos, "function table");
-    if (Error E = readFunctions(Funcs))
-      return E;
-    Pos += Sizes[3];
-    SectionCursor Frames(Buffer.substr(Pos, Sizes[4]), Pos, "frame table");
-    if (Error E = readFrames(Frames))
-      return E;
-    if (!(*Flags & names::FlagSites))
-      return Error::success();
-    Pos += Sizes[4];
-    SectionCursor Programs(Buffer.substr(Pos, Sizes[5]), Pos, "program table");
-    if (Error E = readPrograms(Programs))
-      return E;
-    Pos += Sizes[5];
-    SectionCursor Sites(Buffer.substr(Pos, Sizes[6]), Pos, "site module table");
-    return readSites(Sites);
+    // The sections after the string table, in file order.
+    using SectionReader = Error (ExtensionReader::*)(SectionCursor &);
+    static const std::pair<const char *, SectionReader> Sections[] = {
+        {"module table", &ExtensionReader::readModules},
+        {"file table", &ExtensionReader::readFiles},
+        {"function table", &ExtensionReader::readFunctions},
+        {"frame table", &ExtensionReader::readFrames},
+        {"program table", &ExtensionReader::readPrograms},
+        {"site module table", &ExtensionReader::readSites}};
+    const unsigned NumSections = (*Flags & names::FlagSites) ? 6 : 4;
+    for (unsigned I = 0; I < NumSections; ++I) {
+      SectionCursor C(Buffer.substr(Pos, Sizes[I + 1]), Pos, Sections[I].first);
+      if (Error E = (this->*Sections[I].second)(C))
+        return E;
+      Pos += Sizes[I + 1];
+    }
+    return Error::success();
   }
 
   /// A module reference (1-based) that must name a module.
