@@ -1,6 +1,7 @@
 //===- Merge.cpp - Merge raw and indexed MemProf inputs exactly ------------===//
 #include "memprof/ProfileData/Merge.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/Vdso.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -196,9 +197,11 @@ const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
   if (!M) {
     auto &U = Stats.Unsymbolized[buildIdToHex(Seg->BuildId)];
     ++U.PCs;
+    U.Vdso = isVdsoSegment(*Seg, P.Segments);
     U.Reason = Seg->BuildId.empty()
                    ? "the module has no build id, so no binary can match it"
-                   : NoBinaryReason;
+               : U.Vdso ? "the vDSO, which the kernel maps without a file"
+                        : NoBinaryReason;
     return nullptr;
   }
   uint64_t Addr = M->toBinaryAddress(*Seg, PC);
@@ -367,7 +370,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       if (MI == Modules.end())
         continue; // no PC of this input fell into it
       std::string Hex = buildIdToHex(S.BuildId);
-      if (!MI->second)
+      if (!MI->second && !isVdsoSegment(S, P.Segments))
         Append(Missing, Hex);
       else if (Stats.Unsymbolized.count(Hex))
         Append(NoDebug, MI->second->path());

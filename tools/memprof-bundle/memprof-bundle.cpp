@@ -4,6 +4,7 @@
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "memprof/ProfileData/Symbolizer.h"
+#include "memprof/ProfileData/Vdso.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/Object/ELFObjectFile.h"
@@ -228,6 +229,9 @@ int main(int argc, char **argv) {
         ++NoBuildId;
         continue;
       }
+      // The vDSO has no file to bundle (docs/bundles.md): skipped quietly.
+      if (isVdsoSegment(S, P->Segments))
+        continue;
       Module &M = Modules[buildIdToHex(S.BuildId)];
       M.RawId = S.BuildId;
       if (!S.Path.empty() && !is_contained(M.Paths, S.Path))

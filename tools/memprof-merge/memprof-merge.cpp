@@ -515,8 +515,8 @@ int main(int argc, char **argv) {
     if (Hex.empty())
       Where = "a module without build id";
     std::string How;
-    if (!Hex.empty() && St.Modules.count(Hex) && St.Modules.at(Hex).empty() &&
-        !SaidHow) {
+    if (!Hex.empty() && !U.Vdso && St.Modules.count(Hex) &&
+        St.Modules.at(Hex).empty() && !SaidHow) {
       // Said once: how to supply the modules no binary was found for.
       How = "; give its binary (the file that ran, or its debug file) with "
             "--profiled-binary FILE, or a directory holding it with "

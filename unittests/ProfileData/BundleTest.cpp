@@ -5,12 +5,17 @@
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Bundle.h"
 #include "memprof/ProfileData/Error.h"
+#include "memprof/ProfileData/Vdso.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/BinaryFormat/ELF.h"
+#include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 #include "gtest/gtest.h"
+#include <fcntl.h>
+#include <unistd.h>
 
 using namespace llvm;
 using namespace memprof;
@@ -408,3 +413,116 @@ TEST(Bundle, SchemaIsJSON) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The vDSO: the one module of a raw profile that no file holds
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// This process's [vdso] mapping, read through /proc (not getauxval).
+std::string mappedVdso() {
+  auto Maps = MemoryBuffer::getFileAsStream("/proc/self/maps");
+  if (!Maps)
+    return "";
+  SmallVector<StringRef, 64> Lines;
+  (*Maps)->getBuffer().split(Lines, '\n');
+  for (StringRef L : Lines) {
+    if (!L.rtrim().ends_with("[vdso]"))
+      continue;
+    auto [Lo, Hi] = L.split(' ').first.split('-');
+    uint64_t Begin = 0, End = 0;
+    if (Lo.getAsInteger(16, Begin) || Hi.getAsInteger(16, End) || End <= Begin)
+      return "";
+    std::string Image(End - Begin, '\0');
+    int Fd = ::open("/proc/self/mem", O_RDONLY);
+    if (Fd < 0)
+      return "";
+    ssize_t N = ::pread(Fd, Image.data(), Image.size(), off_t(Begin));
+    ::close(Fd);
+    return N == ssize_t(Image.size()) ? Image : std::string();
+  }
+  return "";
+}
+
+SegmentInfo segment(uint64_t Start, uint64_t Size, uint64_t Bias,
+                    std::string Id, std::string Path) {
+  return SegmentInfo{Start, Start + Size, Bias, std::move(Id), std::move(Path)};
+}
+
+} // namespace
+
+// The build id runningVdsoBuildId reads is the one LLVM's ELF reader finds
+// in the image the kernel mapped.
+TEST(Vdso, RunningBuildIdIsTheMappedImages) {
+  std::string Image = mappedVdso();
+  if (Image.empty())
+    GTEST_SKIP() << "no [vdso] mapping readable here";
+  auto Obj = object::ObjectFile::createELFObjectFile(
+      MemoryBufferRef(Image, "vdso"));
+  ASSERT_TRUE(bool(Obj)) << toString(Obj.takeError());
+  auto *Elf = dyn_cast<object::ELF64LEObjectFile>(Obj->get());
+  ASSERT_TRUE(Elf);
+  std::string Oracle;
+  auto Phdrs = Elf->getELFFile().program_headers();
+  ASSERT_TRUE(bool(Phdrs));
+  for (const auto &Ph : *Phdrs) {
+    if (Ph.p_type != ELF::PT_NOTE)
+      continue;
+    Error E = Error::success();
+    for (const auto &Note : Elf->getELFFile().notes(Ph, E))
+      if (Note.getType() == ELF::NT_GNU_BUILD_ID && Note.getName() == "GNU")
+        Oracle = toStringRef(Note.getDesc(Ph.p_align)).str();
+    ASSERT_FALSE(bool(E));
+  }
+  ASSERT_FALSE(Oracle.empty());
+  EXPECT_EQ(buildIdToHex(runningVdsoBuildId()), buildIdToHex(Oracle));
+  EXPECT_EQ(vdsoBuildIdOf(reinterpret_cast<const uint8_t *>(Image.data()),
+                          Image.size()),
+            Oracle);
+  // Any prefix of the image is read within its bounds.
+  for (size_t N = 0; N < Image.size() && N < 4096; ++N) {
+    std::string Id =
+        vdsoBuildIdOf(reinterpret_cast<const uint8_t *>(Image.data()), N);
+    EXPECT_TRUE(Id.empty() || Id == Oracle);
+  }
+}
+
+TEST(Vdso, RecognizedByBuildIdOrLayout) {
+  std::string Running(runningVdsoBuildId());
+  const std::string Other("\x01\x23\x45\x67\x89\xab\xcd\xef", 8);
+  const std::string Lib("\xfe\xdc\xba\x98", 4);
+  // This machine's vDSO, whatever its layout, with or without paths.
+  if (!Running.empty()) {
+    std::vector<SegmentInfo> Clang{segment(0x1000, 0x1000, 0, "\x11", ""),
+                                   segment(0x7000, 0x800, 0x7000, Running, "")};
+    EXPECT_TRUE(isVdsoSegment(Clang[1], Clang));
+    EXPECT_FALSE(isVdsoSegment(Clang[0], Clang));
+  }
+  // Another kernel's: by layout, in a profile that records paths.
+  std::vector<SegmentInfo> Ours{
+      segment(0x401000, 0x2000, 0x400000, "\x11", "/bin/app"),
+      segment(0x7000, 0x1522, 0x7000, Other, ""),
+      segment(0x9000, 0x1000, 0x9000, Lib, "/lib/libsmall.so")};
+  EXPECT_TRUE(isVdsoSegment(Ours[1], Ours));
+  EXPECT_FALSE(isVdsoSegment(Ours[0], Ours));
+  EXPECT_FALSE(isVdsoSegment(Ours[2], Ours)); // a path: a file holds it
+  std::vector<SegmentInfo> Moved = Ours;
+  Moved[1].Offset -= 0x1000; // not at its load bias
+  EXPECT_FALSE(isVdsoSegment(Moved[1], Moved));
+  std::vector<SegmentInfo> Large = Ours;
+  Large[1].End = Large[1].Start + 0x10001;
+  EXPECT_FALSE(isVdsoSegment(Large[1], Large));
+  std::vector<SegmentInfo> Twice = Ours;
+  Twice.push_back(segment(0xa000, 0x100, 0xa000, Other, ""));
+  EXPECT_FALSE(isVdsoSegment(Twice[1], Twice)); // two executable segments
+  // No paths at all (clang's runtime): the layout alone says nothing.
+  std::vector<SegmentInfo> NoPaths = Ours;
+  for (SegmentInfo &S : NoPaths)
+    S.Path.clear();
+  EXPECT_FALSE(isVdsoSegment(NoPaths[1], NoPaths));
+  // Without a build id, nothing is recognized.
+  std::vector<SegmentInfo> NoId = Ours;
+  NoId[1].BuildId.clear();
+  EXPECT_FALSE(isVdsoSegment(NoId[1], NoId));
+}

@@ -27,6 +27,8 @@ namespace memprof {
 struct UnsymbolizedModule {
   std::string Reason; // "no binary with this build id", "no debug info", ...
   uint64_t PCs = 0;   // distinct addresses
+  /// The vDSO (isVdsoSegment), which has no file: no binary is missing.
+  bool Vdso = false;
 };
 
 /// Why a frame of a raw profile could not be symbolized.
