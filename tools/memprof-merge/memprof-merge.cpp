@@ -625,12 +625,12 @@ int main(int argc, char **argv) {
                     .str();
   std::string What;
   if (Counters.Present) {
-    // build() groups the records of one name, names in order.
-    size_t Functions = 0;
-    for (size_t I = 0; I < Counters.Records.size(); ++I)
-      Functions += I == 0 || Counters.Records[I].Name !=
-                                 Counters.Records[I - 1].Name;
-    What = ("counters of " + Twine(Functions) + " functions (" +
+    // Records, as llvm-profdata show's "Total functions", memprof-show and
+    // the report count them: one name with two hashes (a context-sensitive
+    // record, a static function of two files of one name) is two.
+    const size_t Records = Counters.Records.size();
+    What = ("counters of " + Twine(Records) + " function record" +
+            (Records == 1 ? "" : "s") + " (" +
             describeVariant(Counters.Variant) + ")")
                .str();
   }
