@@ -47,6 +47,11 @@ StringRef sortKeyName(SortKey K) {
   return "bytes";
 }
 
+/// What ranked a report's rows: a key's name, or "id".
+static StringRef rankedByName(std::optional<SortKey> K) {
+  return K ? sortKeyName(*K) : StringRef("id");
+}
+
 static constexpr std::pair<GroupBy, StringLiteral> GroupByNames[] = {
     {GroupBy::Context, "context"},
     {GroupBy::Site, "site"},
@@ -149,7 +154,9 @@ double sortValue(const MemInfoBlock &I, SortKey K) {
   return 0;
 }
 
-MIBTag sortField(SortKey K) {
+} // namespace
+
+MIBTag sortKeyField(SortKey K) {
   switch (K) {
   case SortKey::Bytes:
     return MIBTag::TotalSize;
@@ -164,6 +171,8 @@ MIBTag sortField(SortKey K) {
   }
   return MIBTag::TotalSize;
 }
+
+namespace {
 
 void addTo(ClassTotals &T, const MemInfoBlock &I) {
   ++T.Contexts;
@@ -456,13 +465,28 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     return A.BuildId < B.BuildId;
   });
 
-  if (!knows(KnownUnion, sortField(Opts.Sort)) && !Selected.empty())
-    R.Notes.push_back(("--sort=" + sortKeyName(Opts.Sort) + ": no input stores " +
-                       mibFieldName(unsigned(sortField(Opts.Sort))) +
-                       " (write profiles with --memprof-full-schema); "
-                       "contexts are ranked by bytes instead")
-                          .str());
-  const bool ByKey = knows(KnownUnion, sortField(Opts.Sort));
+  // A key no input stores ranks by bytes (every value would be 0), and the
+  // headers say so; every schema LLVM writes stores sizes, a hand-made one
+  // may not, and then only the ids order the rows.
+  R.KnownFields = KnownUnion;
+  R.RankedBy = Opts.Sort;
+  if (!Selected.empty() && !knows(KnownUnion, sortKeyField(Opts.Sort))) {
+    const bool Sizes = knows(KnownUnion, MIBTag::TotalSize);
+    R.RankedBy = Sizes ? std::optional<SortKey>(SortKey::Bytes) : std::nullopt;
+    const StringRef Rows = Opts.Group == GroupBy::Context ? "contexts"
+                           : Opts.Group == GroupBy::Site  ? "allocation sites"
+                                                          : "functions";
+    std::string Note = ("--sort=" + sortKeyName(Opts.Sort) +
+                        ": no input stores " +
+                        mibFieldName(unsigned(sortKeyField(Opts.Sort))))
+                           .str();
+    if (!Sizes && Opts.Sort != SortKey::Bytes)
+      Note += " nor TotalSize";
+    Note += " (write profiles with --memprof-full-schema); " + Rows.str() +
+            (Sizes ? " are ranked by bytes instead" : " are in id order");
+    R.Notes.push_back(std::move(Note));
+  }
+  const bool ByKey = R.RankedBy == Opts.Sort;
   auto Better = [&](const Candidate &A, const Candidate &B) {
     if (ByKey && A.Key != B.Key)
       return Opts.Reverse ? A.Key < B.Key : A.Key > B.Key;
@@ -557,11 +581,31 @@ ReportDiff diffReports(Report Before, Report After, const ReportOptions &Opts) {
   D.AfterInputs = std::move(After.Inputs);
   D.BeforeTotals = Before.Selected;
   D.AfterTotals = After.Selected;
-  // Notes (a sort key neither side stores) once each.
+  // A key is compared when both sides store it (a side without rows has
+  // nothing to lack): against a side without it every row would change by
+  // all of its value. Otherwise bytes are, with one note for the two sides
+  // instead of theirs.
+  const MIBTag Field = sortKeyField(Opts.Sort);
+  auto Stores = [&](const Report &R) {
+    return R.Rows == 0 || knows(R.KnownFields, Field);
+  };
+  const bool InBefore = Stores(Before), InAfter = Stores(After);
+  D.ComparedBy = InBefore && InAfter ? Opts.Sort : SortKey::Bytes;
+  if (D.ComparedBy != Opts.Sort)
+    D.Notes.push_back(("--sort=" + sortKeyName(Opts.Sort) + ": " +
+                       (!InBefore && !InAfter ? "neither side stores "
+                        : !InBefore           ? "the base stores no "
+                                              : "the new side stores no ") +
+                       mibFieldName(unsigned(Field)) +
+                       " (write profiles with --memprof-full-schema); rows "
+                       "are compared by bytes instead")
+                          .str());
   for (std::string &N : Before.Notes)
-    D.Notes.push_back("base: " + N);
+    if (!StringRef(N).starts_with("--sort="))
+      D.Notes.push_back("base: " + N);
   for (std::string &N : After.Notes)
-    D.Notes.push_back(std::move(N));
+    if (!StringRef(N).starts_with("--sort="))
+      D.Notes.push_back(std::move(N));
 
   std::map<CallStackId, DiffRow> Rows;
   for (ReportContext &C : Before.Contexts) {
@@ -575,7 +619,8 @@ ReportDiff diffReports(Report Before, Report After, const ReportOptions &Opts) {
   std::vector<DiffRow> All;
   All.reserve(Rows.size());
   for (auto &[Id, Row] : Rows) {
-    Row.Change = rowValue(Row.After, Opts.Sort) - rowValue(Row.Before, Opts.Sort);
+    Row.Change = rowValue(Row.After, D.ComparedBy) -
+                 rowValue(Row.Before, D.ComparedBy);
     StringRef St = Row.status();
     D.New += St == "new";
     D.Vanished += St == "vanished";
@@ -922,8 +967,13 @@ void printReportText(const Report &R, raw_ostream &OS) {
          : G == GroupBy::Site  ? "allocation sites"
                                : "functions (by what they allocate, then by "
                                  "what is allocated through them)")
-     << " by " << sortKeyName(R.Options.Sort)
-     << (R.Options.Reverse ? " (lowest first)" : "") << "\n";
+     << " by " << rankedByName(R.RankedBy);
+  if (R.RankedBy != R.Options.Sort)
+    OS << " (" << sortKeyName(R.Options.Sort)
+       << (R.RankedBy || R.Options.Sort == SortKey::Bytes ? ""
+                                                          : " and bytes")
+       << " not stored)";
+  OS << (R.Options.Reverse ? " (lowest first)" : "") << "\n";
   size_t Rank = 0;
   for (const ReportContext &C : R.Contexts) {
     ++Rank;
@@ -1048,7 +1098,11 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
   StringRef Rows = G == GroupBy::Context ? "contexts"
                    : G == GroupBy::Site  ? "allocation sites"
                                          : "functions";
-  OS << "Comparison by " << sortKeyName(O.Sort) << " of " << Rows << "\n";
+  const SortKey By = D.ComparedBy;
+  OS << "Comparison by " << sortKeyName(By) << " of " << Rows;
+  if (By != O.Sort)
+    OS << ", not " << sortKeyName(O.Sort) << " (see the note)";
+  OS << "\n";
   printSide(OS, "base:", D.BeforeInputs);
   printSide(OS, "new:", D.AfterInputs);
   OS << "\nSummary\n";
@@ -1062,7 +1116,7 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
      << change(D.BeforeTotals.Bytes, D.AfterTotals.Bytes) << "\n";
   OS << "  " << left_justify("allocations", 13)
      << change(D.BeforeTotals.Allocations, D.AfterTotals.Allocations) << "\n";
-  if (O.Sort == SortKey::Accesses)
+  if (By == SortKey::Accesses)
     OS << "  " << left_justify("accesses", 13)
        << change(D.BeforeAccesses, D.AfterAccesses) << "\n";
   OS << "  " << left_justify("rows", 13) << D.New << " new, " << D.Vanished
@@ -1073,16 +1127,16 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
 
   const uint64_t Changed = D.New + D.Vanished + D.Grown + D.Shrunk;
   OS << "\nTop " << D.Rows.size() << " of " << Changed << " changed " << Rows
-     << " by change of " << sortKeyName(O.Sort)
+     << " by change of " << sortKeyName(By)
      << (O.Reverse ? " (largest fall first)" : "") << "\n";
   size_t Rank = 0;
   for (const DiffRow &Row : D.Rows) {
-    const double Before = Row.Before ? sortValue(Row.Before->Info, O.Sort) : 0;
-    const double After = Row.After ? sortValue(Row.After->Info, O.Sort) : 0;
-    OS << "\n#" << ++Rank << "  " << signedValue(Row.Change, O.Sort) << " "
-       << keyUnit(O.Sort) << ", " << Row.status() << ": "
-       << (Row.Before ? keyValue(Before, O.Sort) : "none") << " -> "
-       << (Row.After ? keyValue(After, O.Sort) : "none") << "\n";
+    const double Before = Row.Before ? sortValue(Row.Before->Info, By) : 0;
+    const double After = Row.After ? sortValue(Row.After->Info, By) : 0;
+    OS << "\n#" << ++Rank << "  " << signedValue(Row.Change, By) << " "
+       << keyUnit(By) << ", " << Row.status() << ": "
+       << (Row.Before ? keyValue(Before, By) : "none") << " -> "
+       << (Row.After ? keyValue(After, By) : "none") << "\n";
     auto Field = [](const std::optional<ReportContext> &C, MIBTag T) {
       return C ? C->field(T).value_or(0) : 0;
     };
@@ -1410,7 +1464,9 @@ Node reportTree(const Report &R) {
     Filters.push(Node::str(F));
   Root.add("selection", Node::obj()
                             .add("functions", std::move(Filters))
-                            .add("sort", Node::str(sortKeyName(R.Options.Sort)))
+                            .add("sort", Node::str(rankedByName(R.RankedBy)))
+                            .add("requested_sort",
+                                 Node::str(sortKeyName(R.Options.Sort)))
                             .add("reverse", Node::boolean(R.Options.Reverse))
                             .add("top", Node::uint(R.Options.TopContexts))
                             .add("group_by",
@@ -1617,7 +1673,9 @@ static Node diffTree(const ReportDiff &D) {
   Node Root = Node::obj();
   Root.add("schema_version", Node::uint(1));
   Root.add("diff", Node::obj()
-                       .add("sort", Node::str(sortKeyName(D.Options.Sort)))
+                       .add("sort", Node::str(sortKeyName(D.ComparedBy)))
+                       .add("requested_sort",
+                            Node::str(sortKeyName(D.Options.Sort)))
                        .add("reverse", Node::boolean(D.Options.Reverse))
                        .add("group_by", Node::str(groupByName(D.Options.Group)))
                        .add("top", Node::uint(D.Options.TopContexts)));

@@ -107,6 +107,130 @@ TEST(Report, SortKeys) {
   EXPECT_EQ(Seen.size(), 5u);
 }
 
+// The headers say what ranked the rows: a key no input stores gives way to
+// bytes (and, in a hand-made schema without sizes, to the ids), in text,
+// JSON and YAML, and the note says why.
+TEST(Report, HeadersSayWhatRanked) {
+  Fixture Full;
+  ProfileMerger HC(nullptr);
+  HC.addIndexed(Full.P, hotColdSchema(), &Full.Names);
+  auto Text = [](const Report &R) {
+    std::string S;
+    raw_string_ostream OS(S);
+    printReportText(R, OS);
+    return S;
+  };
+  auto Selection = [](const Report &R) {
+    std::string S;
+    raw_string_ostream OS(S);
+    printReportJSON(R, OS);
+    auto V = json::parse(S);
+    EXPECT_TRUE(bool(V));
+    const json::Object *Sel = V ? V->getAsObject()->getObject("selection") : nullptr;
+    return Sel ? (Sel->getString("sort").value_or("?") + "/" +
+                  Sel->getString("requested_sort").value_or("?"))
+                     .str()
+               : std::string("?");
+  };
+  ReportOptions O;
+  O.Sort = SortKey::Accesses;
+  // Stored: ranked by it, as asked.
+  Report R = Full.report(O);
+  EXPECT_EQ(R.RankedBy, SortKey::Accesses);
+  EXPECT_NE(Text(R).find("Top 3 of 3 contexts by accesses\n"), std::string::npos);
+  EXPECT_EQ(Selection(R), "accesses/accesses");
+  EXPECT_TRUE(R.Notes.empty());
+  // The hot/cold schema stores no access counts.
+  auto HR = buildReport(HC, HC.names(), {}, O);
+  ASSERT_TRUE(bool(HR));
+  EXPECT_EQ(HR->RankedBy, SortKey::Bytes);
+  EXPECT_EQ(leaves(*HR), (std::vector<GUID>{Full.Big, Full.Many, Full.Cold}));
+  std::string T = Text(*HR);
+  EXPECT_NE(T.find("Top 3 of 3 contexts by bytes (accesses not stored)\n"),
+            std::string::npos)
+      << T;
+  EXPECT_EQ(T.find("by accesses"), std::string::npos);
+  EXPECT_EQ(Selection(*HR), "bytes/accesses");
+  ASSERT_EQ(HR->Notes.size(), 1u);
+  EXPECT_NE(HR->Notes[0].find("contexts are ranked by bytes instead"),
+            std::string::npos);
+  std::string Y;
+  raw_string_ostream YS(Y);
+  printReportYAML(*HR, YS);
+  EXPECT_NE(Y.find("\n  sort: \"bytes\"\n  requested_sort: \"accesses\"\n"),
+            std::string::npos)
+      << Y;
+  // The other keys are in the hot/cold schema: ranked by them.
+  for (SortKey K : {SortKey::Count, SortKey::Lifetime, SortKey::Density}) {
+    O.Sort = K;
+    auto KR = buildReport(HC, HC.names(), {}, O);
+    ASSERT_TRUE(bool(KR));
+    EXPECT_EQ(KR->RankedBy, K);
+    EXPECT_EQ(leaves(*KR), leaves(Full.report(O)));
+  }
+  // Groups say so in their words.
+  O.Sort = SortKey::Accesses;
+  O.Group = GroupBy::Function;
+  auto GR = buildReport(HC, HC.names(), {}, O);
+  ASSERT_TRUE(bool(GR));
+  EXPECT_NE(Text(*GR).find("by bytes (accesses not stored)"), std::string::npos);
+  EXPECT_NE(GR->Notes[0].find("functions are ranked by bytes instead"),
+            std::string::npos);
+  O.Group = GroupBy::Context;
+  // A schema of counts only: neither the key nor sizes; the ids order.
+  ProfileMerger Counts(nullptr);
+  Counts.addIndexed(Full.P, {uint8_t(MIBTag::AllocCount)}, &Full.Names);
+  auto CR = buildReport(Counts, Counts.names(), {}, O);
+  ASSERT_TRUE(bool(CR));
+  EXPECT_FALSE(CR->RankedBy.has_value());
+  EXPECT_NE(Text(*CR).find("contexts by id (accesses and bytes not stored)"),
+            std::string::npos)
+      << Text(*CR);
+  EXPECT_EQ(Selection(*CR), "id/accesses");
+  EXPECT_NE(CR->Notes[0].find("TotalAccessCount nor TotalSize"),
+            std::string::npos);
+  O.Sort = SortKey::Bytes;
+  CR = buildReport(Counts, Counts.names(), {}, O);
+  EXPECT_NE(Text(*CR).find("contexts by id (bytes not stored)"),
+            std::string::npos);
+
+  // A comparison ranks by a key only when both sides store it.
+  O.Sort = SortKey::Accesses;
+  O.TopContexts = SIZE_MAX;
+  auto Diff = [&](ProfileMerger &B, ProfileMerger &A) {
+    auto RB = buildReport(B, B.names(), {}, O);
+    auto RA = buildReport(A, A.names(), {}, O);
+    EXPECT_TRUE(RB && RA);
+    return diffReports(std::move(*RB), std::move(*RA), O);
+  };
+  ReportDiff D = Diff(HC, Full.M);
+  EXPECT_EQ(D.ComparedBy, SortKey::Bytes);
+  ASSERT_EQ(D.Notes.size(), 1u);
+  EXPECT_NE(D.Notes[0].find("the base stores no TotalAccessCount"),
+            std::string::npos);
+  std::string DT;
+  raw_string_ostream DS(DT);
+  printDiffText(D, DS);
+  EXPECT_NE(DT.find("Comparison by bytes of contexts, not accesses (see the "
+                    "note)\n"),
+            std::string::npos)
+      << DT;
+  EXPECT_NE(DT.find("changed contexts by change of bytes"), std::string::npos);
+  EXPECT_EQ(DT.find("by change of accesses"), std::string::npos);
+  std::string DJ;
+  raw_string_ostream DJS(DJ);
+  printDiffJSON(D, DJS);
+  EXPECT_NE(DJ.find("\"sort\": \"bytes\""), std::string::npos) << DJ;
+  EXPECT_NE(DJ.find("\"requested_sort\": \"accesses\""), std::string::npos);
+  D = Diff(Full.M, HC);
+  EXPECT_NE(D.Notes[0].find("the new side stores no"), std::string::npos);
+  D = Diff(HC, HC);
+  EXPECT_NE(D.Notes[0].find("neither side stores"), std::string::npos);
+  D = Diff(Full.M, Full.M);
+  EXPECT_EQ(D.ComparedBy, SortKey::Accesses);
+  EXPECT_TRUE(D.Notes.empty());
+}
+
 TEST(Report, ClassesAndSummary) {
   Fixture F;
   Report R = F.report();

@@ -34,6 +34,9 @@ enum class SortKey {
 };
 std::optional<SortKey> parseSortKey(llvm::StringRef Name);
 llvm::StringRef sortKeyName(SortKey K);
+/// The MemInfoBlock field a key ranks by (Lifetime, Density: the totals
+/// their averages divide).
+MIBTag sortKeyField(SortKey K);
 
 /// "cold", "notcold" or "hot", as reports and exports name the classes.
 llvm::StringRef allocClassName(AllocClass C);
@@ -202,6 +205,12 @@ struct Report {
   /// The rows ranked: the contexts selected, or their groups.
   uint64_t Rows = 0;
   std::vector<std::string> Notes;      // caveats, e.g. a sort key not stored
+  /// What ranked the rows: Options.Sort when some input stores its field,
+  /// else bytes (with a note); none when not even sizes are stored (a
+  /// hand-made schema), the rows then being in id order.
+  std::optional<SortKey> RankedBy;
+  /// The fields some context stores (bit T-1 for tag T).
+  uint32_t KnownFields = 0;
   CounterReport Counters;
   /// Whether any input holds MemProf data (else, with counters, the text
   /// report leaves the heap part out).
@@ -240,6 +249,9 @@ struct ReportDiff {
   /// growth first, then by id). With Options.Reverse, shrinking first.
   std::vector<DiffRow> Rows;
   std::vector<std::string> Notes;
+  /// What the changes are of: Options.Sort when both sides store its field,
+  /// else bytes (with a note).
+  SortKey ComparedBy = SortKey::Bytes;
 };
 
 /// Compares two reports built with every row (TopContexts = SIZE_MAX) and
