@@ -99,13 +99,96 @@ void replaceAll(std::string &S, StringRef From, StringRef To) {
     S.replace(At, From.size(), To.data(), To.size());
 }
 
-} // namespace
+/// Template arguments as a reader writes them: in every nested argument
+/// list, the trailing arguments that are the standard library's defaults
+/// (an allocator, char_traits, less, hash, equal_to, default_delete) are
+/// left out, as they are left out in source: std::vector<char*,
+/// std::allocator<char*>> is std::vector<char*>. The first argument always
+/// stays.
+std::string withoutDefaultArguments(StringRef Args) {
+  auto Simplify = [](StringRef Arg) {
+    std::string Out;
+    for (size_t I = 0; I < Arg.size();) {
+      if (Arg[I] != '<') {
+        Out += Arg[I++];
+        continue;
+      }
+      size_t End = skipGroup(Arg, I);
+      StringRef Inner = Arg.slice(I + 1, End > I + 1 ? End - 1 : End);
+      Out += "<" + withoutDefaultArguments(Inner) + ">";
+      I = End;
+    }
+    return Out;
+  };
+  std::vector<std::string> Parts;
+  int Depth = 0;
+  size_t From = 0;
+  for (size_t I = 0; I <= Args.size(); ++I) {
+    char C = I < Args.size() ? Args[I] : ',';
+    if (C == '<' || C == '(' || C == '[' || C == '{')
+      ++Depth;
+    else if ((C == '>' && !(I > 0 && Args[I - 1] == '-')) || C == ')' ||
+             C == ']' || C == '}')
+      Depth = Depth > 0 ? Depth - 1 : 0;
+    else if (C == ',' && Depth == 0) {
+      Parts.push_back(Simplify(Args.slice(From, I).trim()));
+      From = I + 1;
+    }
+  }
+  static constexpr StringLiteral Defaults[] = {
+      "std::allocator<", "std::char_traits<", "std::less<",
+      "std::hash<",      "std::equal_to<",    "std::default_delete<"};
+  while (Parts.size() > 1 && any_of(Defaults, [&](StringRef D) {
+           return StringRef(Parts.back()).starts_with(D);
+         }))
+    Parts.pop_back();
+  return join(Parts, ", ");
+}
 
-std::string shortFunctionName(StringRef Demangled) {
+/// A short name and what it folded away, in its order: each "<>" with the
+/// template arguments it stands for, and each place a parameter list was
+/// dropped, with that list.
+struct ShortForm {
+  struct Slot {
+    size_t At = 0;         // offset in Text: of the "<>", or of the list
+    bool Template = false; // "<>" (else a parameter list)
+    std::string Content;   // the arguments (without <>), or "(...)"
+  };
+  std::string Text;
+  std::vector<Slot> Slots;
+
+  /// Text with the slots in \p Mask restored (template arguments without
+  /// their defaults, with \p Brief).
+  std::string restore(const std::vector<bool> &Mask, bool Brief) const {
+    std::string Out;
+    size_t From = 0;
+    for (size_t I = 0; I < Slots.size(); ++I) {
+      if (!Mask[I])
+        continue;
+      const Slot &S = Slots[I];
+      Out.append(Text, From, S.At - From);
+      if (S.Template) {
+        Out += "<" +
+               (Brief ? withoutDefaultArguments(S.Content) : S.Content) + ">";
+        From = S.At + 2;
+      } else {
+        Out += S.Content;
+        From = S.At;
+      }
+    }
+    Out.append(Text, From, std::string::npos);
+    return Out;
+  }
+};
+
+ShortForm shortForm(StringRef Demangled) {
+  ShortForm F;
   // Not C++ (or not demangled): nothing to fold.
   if (!Demangled.contains('<') && !Demangled.contains('(') &&
-      !Demangled.contains("[abi:"))
-    return Demangled.str();
+      !Demangled.contains("[abi:")) {
+    F.Text = Demangled.str();
+    return F;
+  }
   std::string S = Demangled.str();
   replaceAll(S,
              "std::__cxx11::basic_string<char, std::char_traits<char>, "
@@ -127,6 +210,7 @@ std::string shortFunctionName(StringRef Demangled) {
   // every parameter list; lambdas' and anonymous namespaces' braces and
   // parentheses stay.
   std::string Out;
+  std::vector<ShortForm::Slot> Slots;
   StringRef In(S);
   for (size_t I = 0; I < In.size();) {
     char C = In[I];
@@ -159,9 +243,15 @@ std::string shortFunctionName(StringRef Demangled) {
       }
       // Template arguments fold to "<>"; parameter lists go (as pprof's
       // short names: a frame's function, not a call).
-      if (C == '<')
+      size_t End = skipGroup(In, I);
+      if (C == '<') {
+        Slots.push_back({Out.size(), true,
+                         In.slice(I + 1, End > I + 1 ? End - 1 : End).str()});
         Out += "<>";
-      I = skipGroup(In, I);
+      } else {
+        Slots.push_back({Out.size(), false, In.slice(I, End).str()});
+      }
+      I = End;
       continue;
     }
     Out += C;
@@ -194,16 +284,93 @@ std::string shortFunctionName(StringRef Demangled) {
              !R.substr(0, I).ends_with(","))
       Cut = I;
   }
-  if (Cut != StringRef::npos) {
-    StringRef Name = R.drop_front(Cut + 1);
+  size_t Begin = 0;
+  if (Cut != StringRef::npos && Cut + 1 < R.size()) {
     // "operator new" keeps its word; a conversion operator its type.
-    if (!Name.empty())
-      R = Name;
+    Begin = Cut + 1;
   }
-  return R.str();
+  F.Text = R.drop_front(Begin).str();
+  // The slots of what is left: a list dropped before a trailing qualifier
+  // sits at the end.
+  for (ShortForm::Slot &Sl : Slots)
+    if (Sl.At >= Begin && (Sl.Template ? Sl.At + 2 <= R.size()
+                                       : Sl.At <= Out.size())) {
+      Sl.At = std::min(Sl.At - Begin, F.Text.size());
+      F.Slots.push_back(std::move(Sl));
+    }
+  return F;
 }
 
-std::string frameLabel(const ReportFrame &F, bool FullNames) {
+} // namespace
+
+std::string shortFunctionName(StringRef Demangled) {
+  return shortForm(Demangled).Text;
+}
+
+std::map<std::string, std::string>
+distinctShortNames(const std::set<std::string> &Names) {
+  std::map<std::string, std::string> Labels;
+  std::map<std::string, std::vector<std::pair<const std::string *, ShortForm>>>
+      ByShort;
+  for (const std::string &N : Names) {
+    ShortForm F = shortForm(N);
+    std::string Key = F.Text;
+    ByShort[Key].push_back({&N, std::move(F)});
+  }
+  for (auto &[Short, Group] : ByShort) {
+    if (Group.size() == 1) {
+      Labels[*Group[0].first] = Short;
+      continue;
+    }
+    // One short name, several functions. The slots line up when the names
+    // have one shape (they share the short name, so they nearly always
+    // do): restore those whose content differs, template arguments first
+    // (without the standard's default arguments, then whole), then
+    // parameter lists.
+    const std::vector<ShortForm::Slot> &First = Group[0].second.Slots;
+    bool Aligned = true;
+    for (const auto &[Name, F] : Group) {
+      Aligned &= F.Slots.size() == First.size();
+      for (size_t I = 0; Aligned && I < First.size(); ++I)
+        Aligned = F.Slots[I].At == First[I].At &&
+                  F.Slots[I].Template == First[I].Template;
+    }
+    bool Done = false;
+    if (Aligned) {
+      // Template arguments without their defaults, then whole, then the
+      // parameter lists too.
+      std::vector<bool> Mask(First.size(), false);
+      for (auto [Templates, Brief] :
+           {std::pair{true, true}, {true, false}, {false, false}}) {
+        for (size_t I = 0; I < First.size(); ++I)
+          if (First[I].Template == Templates)
+            for (const auto &[Name, F] : Group)
+              Mask[I] = Mask[I] || F.Slots[I].Content != First[I].Content;
+        std::set<std::string> Seen;
+        std::vector<std::string> Restored;
+        for (const auto &[Name, F] : Group) {
+          Restored.push_back(F.restore(Mask, Brief));
+          Seen.insert(Restored.back());
+        }
+        if (Seen.size() == Group.size()) {
+          for (size_t I = 0; I < Group.size(); ++I)
+            Labels[*Group[I].first] = Restored[I];
+          Done = true;
+          break;
+        }
+      }
+    }
+    // They differ in what the short form drops besides (a return type, a
+    // qualifier, an ABI tag): whole names.
+    if (!Done)
+      for (const auto &[Name, F] : Group)
+        Labels[*Name] = *Name;
+  }
+  return Labels;
+}
+
+std::string frameLabel(const ReportFrame &F, bool FullNames,
+                       const std::map<std::string, std::string> *Labels) {
   if (F.Gap) {
     const FrameGap &G = *F.Gap;
     std::string Where;
@@ -224,7 +391,14 @@ std::string frameLabel(const ReportFrame &F, bool FullNames) {
   }
   if (F.Name.empty())
     return hexValue(F.Function);
-  return FullNames ? F.Name : shortFunctionName(F.Name);
+  if (FullNames)
+    return F.Name;
+  if (Labels) {
+    auto It = Labels->find(F.Name);
+    if (It != Labels->end())
+      return It->second;
+  }
+  return shortFunctionName(F.Name);
 }
 
 } // namespace memprof

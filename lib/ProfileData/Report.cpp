@@ -880,6 +880,18 @@ static void printCountersText(const Report &R, raw_ostream &OS) {
   }
 }
 
+/// The labels of the named frames of \p Rows, which one view lists side by
+/// side: short names, made long enough to tell apart where they collide.
+static std::map<std::string, std::string>
+viewLabels(ArrayRef<ReportContext> Rows) {
+  std::set<std::string> Names;
+  for (const ReportContext &C : Rows)
+    for (const ReportFrame &F : C.Frames)
+      if (!F.Gap && !F.Name.empty())
+        Names.insert(F.Name);
+  return distinctShortNames(Names);
+}
+
 void printReportText(const Report &R, raw_ostream &OS) {
   if (R.Inputs.size() == 1) {
     OS << "Profile " << R.Inputs[0].Path << ": " << inputKind(R.Inputs[0])
@@ -962,6 +974,7 @@ void printReportText(const Report &R, raw_ostream &OS) {
     OS << "note: " << N << "\n";
 
   const GroupBy G = R.Options.Group;
+  const auto Labels = viewLabels(R.Contexts);
   OS << "\nTop " << R.Contexts.size() << " of " << R.Rows << " "
      << (G == GroupBy::Context ? "contexts"
          : G == GroupBy::Site  ? "allocation sites"
@@ -1027,8 +1040,8 @@ void printReportText(const Report &R, raw_ostream &OS) {
     Line("density", Density + Lifetime, "");
     for (const ReportFrame &F : C.Frames)
       OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
-         << frameLabel(F, R.Options.FullNames) << "  " << frameWhere(F, G)
-         << "\n";
+         << frameLabel(F, R.Options.FullNames, &Labels) << "  "
+         << frameWhere(F, G) << "\n";
   }
 }
 
@@ -1125,6 +1138,10 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
   for (const std::string &N : D.Notes)
     OS << "note: " << N << "\n";
 
+  std::vector<ReportContext> Shown;
+  for (const DiffRow &Row : D.Rows)
+    Shown.push_back(Row.row());
+  const auto Labels = viewLabels(Shown);
   const uint64_t Changed = D.New + D.Vanished + D.Grown + D.Shrunk;
   OS << "\nTop " << D.Rows.size() << " of " << Changed << " changed " << Rows
      << " by change of " << sortKeyName(By)
@@ -1151,7 +1168,8 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
     OS << "\n";
     for (const ReportFrame &F : Row.row().Frames)
       OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
-         << frameLabel(F, O.FullNames) << "  " << frameWhere(F, G) << "\n";
+         << frameLabel(F, O.FullNames, &Labels) << "  " << frameWhere(F, G)
+         << "\n";
   }
 }
 

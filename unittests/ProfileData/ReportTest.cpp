@@ -561,3 +561,81 @@ TEST(Report, ShortNames) {
   for (const auto &C : Cases)
     EXPECT_EQ(shortFunctionName(C.Full), C.Short) << C.Full;
 }
+
+// Names that share a short name in one view get back what tells them apart,
+// and no more; the others stay short.
+TEST(Report, DistinctShortNames) {
+  auto Labels = [](std::set<std::string> Names) {
+    return distinctShortNames(Names);
+  };
+  // Three allocators: their element types, as source writes them.
+  const std::string A = "std::__new_allocator<char*>::allocate(unsigned long, "
+                        "void const*)",
+                    B = "std::__new_allocator<std::vector<char, "
+                        "std::allocator<char>>>::allocate(unsigned long, "
+                        "void const*)",
+                    C = "std::__new_allocator<std::map<int, "
+                        "std::__cxx11::basic_string<char, "
+                        "std::char_traits<char>, std::allocator<char> >, "
+                        "std::less<int>, std::allocator<std::pair<int const, "
+                        "std::__cxx11::basic_string<char, "
+                        "std::char_traits<char>, std::allocator<char> > > > "
+                        ">>::allocate(unsigned long, void const*)",
+                    Main = "main", Grow = "app::Table::grow(unsigned long)";
+  auto L = Labels({A, B, C, Main, Grow});
+  EXPECT_EQ(L[A], "std::__new_allocator<char*>::allocate");
+  EXPECT_EQ(L[B], "std::__new_allocator<std::vector<char>>::allocate");
+  EXPECT_EQ(L[C],
+            "std::__new_allocator<std::map<int, std::string>>::allocate");
+  EXPECT_EQ(L[Main], "main");
+  EXPECT_EQ(L[Grow], "app::Table::grow");
+  // Alone in its view, a name stays short.
+  EXPECT_EQ(Labels({A, Main})[A], "std::__new_allocator<>::allocate");
+  // Only the argument lists that differ come back.
+  const std::string I1 = "void std::vector<int, std::allocator<int> >::"
+                         "_M_realloc_insert<int const&>(__gnu_cxx::"
+                         "__normal_iterator<int*, std::vector<int, "
+                         "std::allocator<int> > >, int const&)",
+                    I2 = "void std::vector<int, std::allocator<int> >::"
+                         "_M_realloc_insert<int>(__gnu_cxx::"
+                         "__normal_iterator<int*, std::vector<int, "
+                         "std::allocator<int> > >, int&&)";
+  L = Labels({I1, I2});
+  EXPECT_EQ(L[I1], "std::vector<>::_M_realloc_insert<int const&>");
+  EXPECT_EQ(L[I2], "std::vector<>::_M_realloc_insert<int>");
+  // Arguments that differ only in a default: whole.
+  const std::string V1 = "std::vector<int, std::allocator<int> >::reserve("
+                         "unsigned long)",
+                    V2 = "std::vector<int, my::alloc<int> >::reserve("
+                         "unsigned long)",
+                    V3 = "std::vector<int, std::allocator<char> >::reserve("
+                         "unsigned long)";
+  L = Labels({V1, V2, V3});
+  EXPECT_EQ(L[V1], "std::vector<int, std::allocator<int> >::reserve");
+  EXPECT_EQ(L[V2], "std::vector<int, my::alloc<int> >::reserve");
+  EXPECT_EQ(L[V3], "std::vector<int, std::allocator<char> >::reserve");
+  // Overloads: their parameter lists.
+  const std::string O1 = "make(int)", O2 = "make(char const*)",
+                    O3 = "ns::Box<int>::put(int)",
+                    O4 = "ns::Box<int>::put(long)";
+  L = Labels({O1, O2, O3, O4});
+  EXPECT_EQ(L[O1], "make(int)");
+  EXPECT_EQ(L[O2], "make(char const*)");
+  EXPECT_EQ(L[O3], "ns::Box<>::put(int)");
+  EXPECT_EQ(L[O4], "ns::Box<>::put(long)");
+  // A const overload, a return type: nothing shorter tells them apart.
+  const std::string Q1 = "Foo::get()", Q2 = "Foo::get() const",
+                    R1 = "int conv<int>()", R2 = "long conv<int>()";
+  L = Labels({Q1, Q2, R1, R2});
+  EXPECT_EQ(L[Q1], Q1);
+  EXPECT_EQ(L[Q2], Q2);
+  EXPECT_EQ(L[R1], R1);
+  EXPECT_EQ(L[R2], R2);
+  // Frames are labelled by them; --full-names and unnamed frames are not.
+  ReportFrame F;
+  F.Name = A;
+  std::map<std::string, std::string> M = Labels({A, B});
+  EXPECT_EQ(frameLabel(F, false, &M), "std::__new_allocator<char*>::allocate");
+  EXPECT_EQ(frameLabel(F, false), "std::__new_allocator<>::allocate");
+  EXPECT_EQ(frameLabel(F, true, &M), A);
+}

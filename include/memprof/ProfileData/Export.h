@@ -15,7 +15,9 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
+#include <map>
 #include <optional>
+#include <set>
 #include <string>
 
 namespace memprof {
@@ -45,10 +47,22 @@ uint32_t knownFields(const Report &R);
 /// they are.
 std::string shortFunctionName(llvm::StringRef Demangled);
 
+/// Labels for demangled names listed side by side in one view, by name:
+/// each name's short form, except where several names share one (three
+/// std::__new_allocator<...>::allocate instantiations): those get back the
+/// template arguments that differ among them, as source writes them
+/// (std::vector<char*>::reserve, the standard's default arguments left
+/// out), failing that whole, failing that also the parameter lists that
+/// differ (overloads: f(int), f(char const*)), and failing that (they
+/// differ in a return type or a qualifier) their whole names.
+std::map<std::string, std::string>
+distinctShortNames(const std::set<std::string> &Names);
+
 /// How pictures and text name a frame: its demangled name (short unless
-/// \p FullNames), its GUID when unnamed, or "?? [symbol] at module+0xOFF"
-/// for a gap.
-std::string frameLabel(const ReportFrame &F, bool FullNames);
+/// \p FullNames, and then as \p Labels has it when given), its GUID when
+/// unnamed, or "?? [symbol] at module+0xOFF" for a gap.
+std::string frameLabel(const ReportFrame &F, bool FullNames,
+                       const std::map<std::string, std::string> *Labels = nullptr);
 
 /// pprof's profile.proto, gzip-compressed, of every context of \p R (see
 /// docs/memprof-convert.md#pprof). With \p Base, the base's samples follow,
