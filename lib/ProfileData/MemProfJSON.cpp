@@ -62,7 +62,8 @@ void writeFrames(json::OStream &J, const IndexedMemProf &P, CallStackId CS,
           SourceLocation L = Names->location(F.Function, F.LineOffset);
           if (L.known()) {
             J.attribute("file", str(L.File));
-            J.attribute("line", int64_t(L.Line));
+            if (L.Line) // 0: unknown (code of no one line)
+              J.attribute("line", int64_t(L.Line));
           }
         }
       });

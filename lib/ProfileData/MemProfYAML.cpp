@@ -376,7 +376,7 @@ std::string annotateYAMLWithNames(StringRef YAML, const ProfileNames &Names) {
         std::string Name = NameOf(*G);
         SourceLocation L = Names.location(*G, LineOffset);
         if (!Name.empty() && L.known())
-          Pending = (Name + " " + L.File + ":" + Twine(L.Line)).str();
+          Pending = Name + " " + sourceLocationText(L.File, L.Line);
         else if (!Name.empty())
           Pending = Name;
       }

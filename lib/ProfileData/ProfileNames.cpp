@@ -76,6 +76,16 @@ std::string hexValue(uint64_t V) {
   return "0x" + utohexstr(V, /*LowerCase=*/true);
 }
 
+std::string sourceLocationText(StringRef File, uint32_t Line,
+                               std::optional<uint32_t> Column) {
+  if (Line == 0)
+    return (File + ":?").str();
+  std::string S = (File + ":" + Twine(Line)).str();
+  if (Column)
+    S += ":" + std::to_string(*Column);
+  return S;
+}
+
 StringRef ProfileNames::save(StringRef S) {
   if (S.empty())
     return StringRef();

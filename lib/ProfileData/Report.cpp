@@ -430,9 +430,10 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   S.Frames = Frames.size();
   S.GapFrames = GapFrames.size();
   S.GapsShown = M.keepsGaps();
-  for (const auto &F : Frames)
-    S.FramesWithLocation +=
-        Names.location(std::get<0>(F), std::get<1>(F)).known();
+  for (const auto &F : Frames) {
+    SourceLocation L = Names.location(std::get<0>(F), std::get<1>(F));
+    S.FramesWithLocation += L.known() && L.Line != 0; // line 0: unknown
+  }
 
   const MergeStats &St = M.stats();
   S.AnyRaw = St.RawInputs > 0;
@@ -702,11 +703,11 @@ std::string frameWhere(const ReportFrame &F, GroupBy G) {
   }
   if (G == GroupBy::Function) // the function, at its declaration
     return F.File.empty() ? std::string("(no source location)")
-                          : F.File + ":" + std::to_string(F.Line);
+                          : sourceLocationText(F.File, F.Line);
   if (F.File.empty())
     return "(no source location; line offset " + std::to_string(F.LineOffset) +
            ")";
-  return F.File + ":" + std::to_string(F.Line) + ":" + std::to_string(F.Column);
+  return sourceLocationText(F.File, F.Line, F.Column);
 }
 
 std::string schemaText(const MIBSchema &S) {
@@ -1369,7 +1370,8 @@ Node contextNode(const ReportContext &C, size_t Rank, bool Group) {
                                      : Node::str(F.LinkageName))
             .add("guid", Node::str(guidName(F.Function)))
             .add("file", F.File.empty() ? Node::null() : Node::str(F.File))
-            .add("line", F.File.empty() ? Node::null() : Node::uint(F.Line))
+            .add("line", F.File.empty() || !F.Line ? Node::null()
+                                                   : Node::uint(F.Line))
             .add("column", Node::uint(F.Column))
             .add("line_offset", Node::uint(F.LineOffset))
             .add("inline", Node::boolean(F.IsInlineFrame))

@@ -191,7 +191,7 @@ void reportSaturatedSites(const IndexedMemProf &P, ArrayRef<uint8_t> Schema,
                  : "function 0x" + utohexstr(F.Function, /*LowerCase=*/true);
       SourceLocation L = Names.location(F.Function, F.LineOffset);
       if (L.known())
-        Site += (" at " + L.File + ":" + Twine(L.Line)).str();
+        Site += " at " + sourceLocationText(L.File, L.Line);
       else
         Site += (" +" + Twine(F.LineOffset) + " line offset").str();
     }

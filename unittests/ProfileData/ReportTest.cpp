@@ -639,3 +639,31 @@ TEST(Report, DistinctShortNames) {
   EXPECT_EQ(frameLabel(F, false), "std::__new_allocator<>::allocate");
   EXPECT_EQ(frameLabel(F, true, &M), A);
 }
+
+// Line 0 is DWARF's "no one line": printed as unknown, null in JSON.
+TEST(Report, LineZeroIsUnknown) {
+  EXPECT_EQ(sourceLocationText("/s/a.cpp", 12, 7u), "/s/a.cpp:12:7");
+  EXPECT_EQ(sourceLocationText("/s/a.cpp", 12), "/s/a.cpp:12");
+  EXPECT_EQ(sourceLocationText("/s/a.cpp", 0, 0u), "/s/a.cpp:?");
+  EXPECT_EQ(sourceLocationText("/s/a.cpp", 0), "/s/a.cpp:?");
+  Fixture F;
+  // alloc_big's site: line 0 of its file.
+  ProfileNames Names;
+  Names.addFunction(F.Big, {"_Z9alloc_bigv", "alloc_big()", "/s/a.cpp", 10, "\x0a"});
+  Names.addLocation(F.Big, 1, SourceLocation{"/s/a.cpp", 0});
+  ProfileMerger M(nullptr);
+  M.addIndexed(F.P, fullSchema(), &Names);
+  ReportOptions O;
+  O.TopContexts = 1;
+  auto R = buildReport(M, M.names(), {}, O);
+  ASSERT_TRUE(bool(R));
+  std::string T, J;
+  raw_string_ostream TS(T), JS(J);
+  printReportText(*R, TS);
+  printReportJSON(*R, JS);
+  EXPECT_NE(T.find("    alloc_big  /s/a.cpp:?\n"), std::string::npos) << T;
+  EXPECT_EQ(T.find(":0"), std::string::npos) << T;
+  EXPECT_NE(J.find("\"file\": \"/s/a.cpp\",\n          \"line\": null,"),
+            std::string::npos)
+      << J;
+}

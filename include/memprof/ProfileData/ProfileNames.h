@@ -163,6 +163,13 @@ std::string validUTF8(llvm::StringRef S);
 /// offsets are printed in reports and pictures alike.
 std::string hexValue(uint64_t V);
 
+/// "FILE:LINE" (then ":COLUMN" when \p Column is given), as every text
+/// prints a frame's place; "FILE:?" when the line is 0, which DWARF gives
+/// code of no one line (compiler-generated, or merged from several lines):
+/// unknown, never line 0 (its column means nothing then either).
+std::string sourceLocationText(llvm::StringRef File, uint32_t Line,
+                               std::optional<uint32_t> Column = std::nullopt);
+
 /// Sizes of a written extension, for reports.
 struct NamesExtensionStats {
   uint64_t TotalBytes = 0; // header, sections, padding and footer
