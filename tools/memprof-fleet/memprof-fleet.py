@@ -340,8 +340,12 @@ def main(argv):
         options.append("--no-system-dirs")
     if a.no_debuginfod:
         options.append("--no-debuginfod")
+    # Partial merges keep every field (--memprof-full-schema) for the next
+    # level; the final one writes the schema asked for, which memprof-merge
+    # would otherwise take from its full-schema inputs.
     final_options = options + (["--memprof-full-schema"]
-                               if a.memprof_full_schema else [])
+                               if a.memprof_full_schema
+                               else ["--memprof-hot-cold-schema"])
     os.makedirs(a.output_dir, exist_ok=True)
     show_progress = a.progress == "on" or (a.progress == "auto"
                                            and sys.stderr.isatty())

@@ -272,6 +272,9 @@ int main(int argc, char **argv) {
   ModuleSearch Search;
   std::string Output, FailureMode = "any", ReportPath;
   unsigned Threads = 0, MemProfVersion = 3;
+  // The largest MemProf version and the widest schema of the indexed inputs.
+  uint64_t IndexedVersion = 0;
+  bool IndexedFullSchema = false;
   bool FullSchema = false, Quiet = false, NoNames = false,
        KeepVTableSymbols = false;
   App.add_option("inputs", Inputs,
@@ -306,11 +309,19 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"any", "all"}))
       ->capture_default_str();
   App.add_option("--memprof-version", MemProfVersion,
-                 "MemProf section version of the output (2, 3 or 4)")
+                 "MemProf section version of the output (2, 3 or 4; by "
+                 "default 3, or the largest of the indexed inputs)")
       ->check(CLI::IsMember({2u, 3u, 4u}))
       ->capture_default_str();
   App.add_flag("--memprof-full-schema", FullSchema,
-               "Write all 27 MemInfoBlock fields instead of the hot/cold four");
+               "Write all 27 MemInfoBlock fields instead of the hot/cold four "
+               "(also the default when an indexed input has more than those "
+               "four)");
+  bool HotColdSchema = false;
+  App.add_flag("--memprof-hot-cold-schema", HotColdSchema,
+               "Write the hot/cold four fields even when an indexed input "
+               "stores more")
+      ->excludes("--memprof-full-schema");
   App.add_flag("--no-names", NoNames,
                "Write only LLVM's bytes: no names extension (function names, "
                "files and lines after the LLVM part), and ignore the names "
@@ -481,9 +492,16 @@ int main(int argc, char **argv) {
       }
       if (Bad && FailureMode == "any")
         continue; // the merge fails anyway; keep looking for bad inputs
-      if (In.Indexed)
+      if (In.Indexed) {
         Merger.addIndexed(*In.Indexed, In.Info.Schema,
                           In.Names ? &*In.Names : nullptr, In.Weight);
+        // What the indexed inputs were written with is kept unless said
+        // otherwise: a re-merge loses no field and changes no byte.
+        IndexedVersion = std::max<uint64_t>(IndexedVersion,
+                                            In.Info.MemProfVersion);
+        IndexedFullSchema |= schemaMask(In.Info.Schema) &
+                             ~schemaMask(hotColdSchema());
+      }
       if (In.Raw || In.Indexed) {
         ++MemProfInputs;
         RawMemProfInputs += In.Raw.has_value();
@@ -564,6 +582,11 @@ int main(int argc, char **argv) {
   // The MemProf section is written when some input had MemProf data, as
   // llvm-profdata does; a counters-only merge has none.
   const bool WithMemProf = MemProfInputs != 0;
+  if (!App.count("--memprof-version") && IndexedVersion >= 2 &&
+      IndexedVersion <= 4)
+    MemProfVersion = unsigned(IndexedVersion);
+  if (!HotColdSchema)
+    FullSchema |= IndexedFullSchema;
   IndexedWriterOptions WO;
   WO.MemProfVersion = MemProfVersion;
   WO.FullSchema = FullSchema;
