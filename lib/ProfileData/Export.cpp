@@ -401,4 +401,50 @@ std::string frameLabel(const ReportFrame &F, bool FullNames,
   return shortFunctionName(F.Name);
 }
 
+//===----------------------------------------------------------------------===//
+// Frames by id
+//===----------------------------------------------------------------------===//
+
+ContextFrames::ContextFrames(const Report &R) : R(R) {
+  Table.reserve(R.FrameTable.size());
+  for (const ReportFrame &F : R.FrameTable)
+    Table.push_back(&F);
+  for (size_t I = 0; I < R.Contexts.size(); ++I) {
+    const ReportContext &C = R.Contexts[I];
+    if (C.Frames.empty())
+      continue;
+    Own.resize(R.Contexts.size());
+    for (const ReportFrame &F : C.Frames) {
+      Own[I].push_back(uint32_t(Table.size()));
+      Table.push_back(&F);
+    }
+  }
+}
+
+ArrayRef<uint32_t> ContextFrames::of(size_t I) const {
+  const ReportContext &C = R.Contexts[I];
+  if (!C.FrameIds.empty() || Own.empty())
+    return C.FrameIds;
+  return Own[I];
+}
+
+FrameLabels::FrameLabels(const ContextFrames &Frames, bool FullNames)
+    : Frames(Frames), FullNames(FullNames), Labels(Frames.size()),
+      Done(Frames.size()) {}
+
+const std::string &FrameLabels::operator[](uint32_t Id) {
+  if (Done[Id])
+    return Labels[Id];
+  Done[Id] = true;
+  const ReportFrame &F = Frames.frame(Id);
+  // Named frames of one function share its short name.
+  if (!FullNames && !F.Gap && !F.Name.empty()) {
+    auto [It, New] = ShortNames.try_emplace(F.Name);
+    if (New)
+      It->second = shortFunctionName(F.Name);
+    return Labels[Id] = It->second;
+  }
+  return Labels[Id] = frameLabel(F, FullNames);
+}
+
 } // namespace memprof

@@ -14,9 +14,12 @@
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
 #include <algorithm>
-#include <map>
-#include <set>
+#include <optional>
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -48,26 +51,102 @@ std::string foldedLabel(StringRef Label) {
 
 } // namespace
 
-void writeFolded(const Report &R, Weight W, bool FullNames, raw_ostream &OS) {
-  // Keyed by the stack: identical stacks (contexts that differ only in
-  // lines, columns or the template arguments short names fold) are summed,
-  // and the map's order makes the output sorted.
-  std::map<std::string, uint64_t> Lines;
-  for (const ReportContext &C : R.Contexts) {
-    uint64_t V = weightOf(C, W);
+namespace {
+
+/// Interned labels: a stack is a sequence of label ids, and equal labels
+/// (frames that differ in lines or columns, or in what short names fold)
+/// have one id.
+class LabelIds {
+public:
+  uint32_t intern(std::string S) {
+    auto [It, New] = Ids.try_emplace(S, uint32_t(Text.size()));
+    if (New)
+      Text.push_back(It->first());
+    return It->second;
+  }
+  StringRef text(uint32_t Id) const { return Text[Id]; }
+  size_t size() const { return Text.size(); }
+  /// Each label's rank in bytewise order: children and lines sort by it.
+  std::vector<uint32_t> ranks() const {
+    std::vector<uint32_t> Order(Text.size());
+    for (uint32_t I = 0; I < Order.size(); ++I)
+      Order[I] = I;
+    llvm::sort(Order, [&](uint32_t A, uint32_t B) { return Text[A] < Text[B]; });
+    std::vector<uint32_t> Rank(Text.size());
+    for (uint32_t I = 0; I < Order.size(); ++I)
+      Rank[Order[I]] = I;
+    return Rank;
+  }
+
+private:
+  StringMap<uint32_t> Ids;
+  std::vector<StringRef> Text; // owned by Ids
+};
+
+/// Calls \p Progress every 4096 contexts and at the end.
+void tick(ProgressFn Progress, size_t Done, size_t Total) {
+  if (Progress && (Done % 4096 == 0 || Done == Total))
+    Progress(Done, Total);
+}
+
+} // namespace
+
+void writeFolded(const Report &R, Weight W, bool FullNames, raw_ostream &OS,
+                 ProgressFn Progress) {
+  ContextFrames Frames(R);
+  FrameLabels Labels(Frames, FullNames);
+  LabelIds Ids;
+  std::vector<uint32_t> LabelOf(Frames.size(), UINT32_MAX);
+  auto Label = [&](uint32_t F) {
+    if (LabelOf[F] == UINT32_MAX)
+      LabelOf[F] = Ids.intern(foldedLabel(Labels[F]));
+    return LabelOf[F];
+  };
+  // Keyed by the stack's labels: identical stacks (contexts that differ
+  // only in lines, columns or the template arguments short names fold) are
+  // summed. A label holds no ';', so distinct sequences are distinct lines;
+  // an empty stack is written as the one label "(no frames)".
+  BumpPtrAllocator Keys;
+  DenseMap<ArrayRef<uint32_t>, uint64_t> Sums;
+  std::vector<ArrayRef<uint32_t>> Order; // first appearance
+  std::vector<uint32_t> Key;
+  for (size_t I = 0; I < R.Contexts.size(); ++I) {
+    tick(Progress, I, R.Contexts.size());
+    uint64_t V = weightOf(R.Contexts[I], W);
     if (V == 0)
       continue;
-    std::string Stack;
-    for (auto It = C.Frames.rbegin(); It != C.Frames.rend(); ++It) {
-      if (It != C.Frames.rbegin())
-        Stack += ';';
-      Stack += foldedLabel(frameLabel(*It, FullNames));
+    ArrayRef<uint32_t> Fs = Frames.of(I);
+    Key.clear();
+    for (auto It = Fs.rbegin(); It != Fs.rend(); ++It)
+      Key.push_back(Label(*It));
+    if (Key.empty())
+      Key.push_back(Ids.intern("(no frames)"));
+    auto Found = Sums.find(Key);
+    if (Found != Sums.end()) {
+      Found->second = SaturatingAdd(Found->second, V);
+      continue;
     }
-    if (Stack.empty())
-      Stack = "(no frames)";
-    uint64_t &Sum = Lines[Stack];
-    Sum = SaturatingAdd(Sum, V);
+    uint32_t *Copy = Keys.Allocate<uint32_t>(Key.size());
+    std::copy(Key.begin(), Key.end(), Copy);
+    ArrayRef<uint32_t> Stored(Copy, Key.size());
+    Sums.try_emplace(Stored, V);
+    Order.push_back(Stored);
   }
+  tick(Progress, R.Contexts.size(), R.Contexts.size());
+
+  // The lines sorted by their stacks' bytes, as before the weight.
+  std::vector<std::pair<std::string, uint64_t>> Lines;
+  Lines.reserve(Order.size());
+  for (ArrayRef<uint32_t> S : Order) {
+    std::string L;
+    for (uint32_t X : S) {
+      if (!L.empty())
+        L += ';';
+      L += Ids.text(X);
+    }
+    Lines.emplace_back(std::move(L), Sums.find(S)->second);
+  }
+  llvm::sort(Lines, [](const auto &A, const auto &B) { return A.first < B.first; });
   for (const auto &[Stack, V] : Lines)
     OS << Stack << ' ' << V << '\n';
 }
@@ -97,53 +176,148 @@ constexpr unsigned TextInset = 3;
 constexpr uint64_t MinShareInverse = 1000;
 
 struct Node {
-  std::string Label;
+  uint32_t Label = 0; // in Tree::Labels
+  bool Gap = false;
+  uint32_t Size = 1; // the nodes of its subtree, itself included
   uint64_t Total = 0;
   uint64_t Cold = 0;
-  bool Gap = false;
-  /// The full names behind a short label (several when the short names of
-  /// different instantiations or overloads coincide).
-  std::set<std::string> FullNames;
-  /// Children by label: sorted, so the picture does not depend on the
-  /// order of the report's contexts.
-  std::map<std::string, size_t> Children;
+  /// The first full name met (Tree::FullNames has any others) and the
+  /// first context that has it; UINT32_MAX when none.
+  uint32_t Full = UINT32_MAX, FullFirst = UINT32_MAX;
 };
 
-/// The call tree of every context, root first; node 0 is "all".
+/// The call tree of every context, root first, its nodes in depth-first
+/// order with each node's children sorted by label (so the picture does not
+/// depend on the order of the report's contexts): node 0 is "all", a node's
+/// first child follows it, and each next child follows the previous one's
+/// subtree. Built by sorting the contexts' stacks, which lists the tree's
+/// paths in that order: no lookup per frame.
 struct Tree {
+  LabelIds Labels;
   std::vector<Node> Nodes;
+  /// The full names behind a node's short label (several when the short
+  /// names of different instantiations or overloads coincide), with the
+  /// first context (in the report's order) that has each: the tooltip
+  /// lists the first 64 met, as a walk of the contexts in order meets them.
+  std::unordered_map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>>
+      FullNames;
   bool AnyClass = false; // some context was classified
   uint64_t Contexts = 0; // contexts of non-zero weight
 
-  Tree() { Nodes.emplace_back().Label = "all"; }
+  /// One context to add: its frames' labels root first (ranks of the
+  /// labels, once build() sorts), their full names and gap flags.
+  struct Stack {
+    uint64_t Begin;
+    uint32_t Size;
+    uint32_t Index; // in the report
+    uint64_t Weight;
+    bool Cold;
+  };
+  std::vector<Stack> Stacks;
+  std::vector<uint32_t> Seq, Full;
+  std::vector<bool> Gap;
 
-  void add(const ReportContext &C, uint64_t V, bool FullNames) {
-    bool IsCold = C.Class == AllocClass::Cold;
+  void add(const ReportContext &C, size_t Index, uint64_t V) {
     AnyClass |= C.Class.has_value();
     ++Contexts;
-    size_t At = 0;
-    auto Count = [&](size_t I) {
-      Node &N = Nodes[I];
-      N.Total = SaturatingAdd(N.Total, V);
-      if (IsCold)
-        N.Cold = SaturatingAdd(N.Cold, V);
-    };
-    Count(At);
-    for (auto It = C.Frames.rbegin(); It != C.Frames.rend(); ++It) {
-      std::string Label = cleanLabel(frameLabel(*It, FullNames));
-      auto [Child, New] = Nodes[At].Children.try_emplace(Label, Nodes.size());
-      // Read before growing Nodes, which may move the map Child points in.
-      size_t Next = Child->second;
-      if (New)
-        Nodes.emplace_back().Label = std::move(Label);
-      At = Next;
-      Node &N = Nodes[At];
-      N.Gap |= It->Gap.has_value();
-      if (!FullNames && N.FullNames.size() < 64)
-        N.FullNames.insert(cleanLabel(frameLabel(*It, /*FullNames=*/true)));
-      Count(At);
-    }
+    Stacks.push_back({Begin, uint32_t(Seq.size() - Begin), uint32_t(Index), V,
+                      C.Class == AllocClass::Cold});
+    Begin = Seq.size();
   }
+
+  void build() {
+    std::vector<uint32_t> Rank = Labels.ranks();
+    std::vector<uint32_t> ByRank(Rank.size());
+    for (uint32_t L = 0; L < Rank.size(); ++L)
+      ByRank[Rank[L]] = L;
+    for (uint32_t &L : Seq)
+      L = Rank[L];
+    auto Span = [&](const Stack &S) {
+      return ArrayRef<uint32_t>(Seq).slice(S.Begin, S.Size);
+    };
+    llvm::sort(Stacks, [&](const Stack &A, const Stack &B) {
+      ArrayRef<uint32_t> X = Span(A), Y = Span(B);
+      if (std::lexicographical_compare(X.begin(), X.end(), Y.begin(), Y.end()))
+        return true;
+      return X == Y && A.Index < B.Index;
+    });
+
+    Nodes.emplace_back().Label = Labels.intern("all");
+    std::vector<uint32_t> Parent{0};
+    std::vector<uint32_t> Path{0}; // the previous stack's nodes
+    ArrayRef<uint32_t> Prev;
+    for (const Stack &S : Stacks) {
+      ArrayRef<uint32_t> X = Span(S);
+      size_t Common = 0;
+      while (Common < X.size() && Common < Prev.size() &&
+             X[Common] == Prev[Common])
+        ++Common;
+      Path.resize(Common + 1);
+      for (size_t K = Common; K < X.size(); ++K) {
+        Parent.push_back(Path.back());
+        Path.push_back(uint32_t(Nodes.size()));
+        Nodes.emplace_back().Label = ByRank[X[K]];
+      }
+      Prev = X;
+      for (size_t K = 0; K < Path.size(); ++K) {
+        Node &N = Nodes[Path[K]];
+        N.Total = SaturatingAdd(N.Total, S.Weight);
+        if (S.Cold)
+          N.Cold = SaturatingAdd(N.Cold, S.Weight);
+        if (K == 0)
+          continue;
+        N.Gap = N.Gap || Gap[S.Begin + K - 1];
+        if (!Full.empty())
+          addFull(Path[K], Full[S.Begin + K - 1], S.Index);
+      }
+    }
+    // Subtree sizes: a node's parent precedes it.
+    for (size_t I = Nodes.size(); I-- > 1;)
+      Nodes[Parent[I]].Size += Nodes[I].Size;
+  }
+
+  void addFull(uint32_t I, uint32_t F, uint32_t Index) {
+    Node &N = Nodes[I];
+    if (N.Full == UINT32_MAX || N.Full == F) {
+      N.Full = F;
+      N.FullFirst = std::min(N.FullFirst, Index);
+      return;
+    }
+    auto &More = FullNames[I];
+    for (auto &[Name, First] : More)
+      if (Name == F) {
+        First = std::min(First, Index);
+        return;
+      }
+    More.push_back({F, Index});
+  }
+
+  /// The full names of node \p I the tooltip knows, sorted.
+  std::vector<StringRef> fullNames(uint32_t I) const {
+    std::vector<StringRef> Out;
+    const Node &N = Nodes[I];
+    if (N.Full == UINT32_MAX)
+      return Out;
+    std::vector<std::pair<uint32_t, uint32_t>> Names{{N.Full, N.FullFirst}};
+    if (auto It = FullNames.find(I); It != FullNames.end())
+      Names.insert(Names.end(), It->second.begin(), It->second.end());
+    llvm::sort(Names, [](const auto &A, const auto &B) {
+      return A.second != B.second ? A.second < B.second : A.first < B.first;
+    });
+    for (size_t K = 0; K < Names.size() && K < 64; ++K)
+      Out.push_back(Labels.text(Names[K].first));
+    llvm::sort(Out);
+    return Out;
+  }
+
+  /// Node \p I's children, left to right.
+  template <typename Fn> void forEachChild(uint32_t I, Fn &&F) const {
+    for (uint32_t C = I + 1; C < I + Nodes[I].Size; C += Nodes[C].Size)
+      F(C);
+  }
+
+private:
+  uint64_t Begin = 0;
 };
 
 /// Text for XML character data and attribute values: the five special
@@ -453,8 +627,11 @@ void writeHeader(raw_ostream &OS, unsigned Height, StringRef Title,
 /// One frame: a <g> holding its <title> (the tooltip), box and label. The
 /// data-* attributes give the script the frame's span in weight units and
 /// its depth, from which it redraws any zoom.
-void writeFrame(raw_ostream &OS, const Node &N, uint64_t Offset, unsigned Depth,
-                uint64_t Total, unsigned Height, Weight W, bool ShowCold) {
+void writeFrame(raw_ostream &OS, const Tree &T, uint32_t I, uint64_t Offset,
+                unsigned Depth, uint64_t Total, unsigned Height, Weight W,
+                bool ShowCold) {
+  const Node &N = T.Nodes[I];
+  StringRef Label = T.Labels.text(N.Label);
   double X = SidePad + double(Offset) / double(Total) * DrawWidth;
   double Width = double(N.Total) / double(Total) * DrawWidth;
   unsigned Y = Height - FooterHeight - (Depth + 1) * FrameHeight;
@@ -462,10 +639,10 @@ void writeFrame(raw_ostream &OS, const Node &N, uint64_t Offset, unsigned Depth,
               : N.Cold > N.Total - N.Cold ? Palette::Cold
                                           : Palette::Warm;
 
-  std::string Tip = xml(N.Label);
+  std::string Tip = xml(Label);
   size_t Shown = 0;
-  for (const std::string &Full : N.FullNames) {
-    if (Full == N.Label)
+  for (StringRef Full : T.fullNames(I)) {
+    if (Full == Label)
       continue;
     if (Shown++ == 3) {
       Tip += "\n(and others)";
@@ -478,24 +655,54 @@ void writeFrame(raw_ostream &OS, const Node &N, uint64_t Offset, unsigned Depth,
   if (ShowCold)
     Tip += "\n" + percent(N.Cold, N.Total) + " from cold contexts";
 
-  OS << "<g class=\"f\" data-n=\"" << xml(N.Label) << "\" data-o=\"" << Offset
+  OS << "<g class=\"f\" data-n=\"" << xml(Label) << "\" data-o=\"" << Offset
      << "\" data-w=\"" << N.Total << "\" data-l=\"" << Depth << "\">"
      << "<title>" << Tip << "</title>"
      << "<rect x=\"" << coord(X) << "\" y=\"" << Y << "\" width=\""
      << coord(Width) << "\" height=\"" << FrameHeight - 1 << "\" fill=\""
-     << colour(P, N.Label) << "\" rx=\"2\" ry=\"2\"/>"
+     << colour(P, Label) << "\" rx=\"2\" ry=\"2\"/>"
      << "<text x=\"" << coord(X + TextInset) << "\" y=\"" << Y + 11 << "\">"
-     << xml(fitLabel(N.Label, Width)) << "</text></g>\n";
+     << xml(fitLabel(Label, Width)) << "</text></g>\n";
 }
 
 } // namespace
 
 void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
-                     raw_ostream &OS) {
+                     raw_ostream &OS, ProgressFn Progress) {
   Tree T;
-  for (const ReportContext &C : R.Contexts)
-    if (uint64_t V = weightOf(C, O.W))
-      T.add(C, V, O.FullNames);
+  {
+    // Each frame's label (and full name, with short labels) interned once.
+    ContextFrames Frames(R);
+    FrameLabels Labels(Frames, O.FullNames);
+    std::optional<FrameLabels> Full;
+    if (!O.FullNames)
+      Full.emplace(Frames, /*FullNames=*/true);
+    std::vector<uint32_t> LabelOf(Frames.size(), UINT32_MAX);
+    std::vector<uint32_t> FullOf(O.FullNames ? 0 : Frames.size(), UINT32_MAX);
+    for (size_t I = 0; I < R.Contexts.size(); ++I) {
+      tick(Progress, I, R.Contexts.size());
+      const ReportContext &C = R.Contexts[I];
+      uint64_t V = weightOf(C, O.W);
+      if (!V)
+        continue;
+      ArrayRef<uint32_t> Fs = Frames.of(I);
+      for (auto It = Fs.rbegin(); It != Fs.rend(); ++It) {
+        uint32_t F = *It;
+        if (LabelOf[F] == UINT32_MAX)
+          LabelOf[F] = T.Labels.intern(cleanLabel(Labels[F]));
+        T.Seq.push_back(LabelOf[F]);
+        T.Gap.push_back(Frames.frame(F).Gap.has_value());
+        if (Full) {
+          if (FullOf[F] == UINT32_MAX)
+            FullOf[F] = T.Labels.intern(cleanLabel((*Full)[F]));
+          T.Full.push_back(FullOf[F]);
+        }
+      }
+      T.add(C, I, V);
+    }
+    tick(Progress, R.Contexts.size(), R.Contexts.size());
+  }
+  T.build();
   const Node &Root = T.Nodes[0];
   const uint64_t Total = Root.Total;
   StringRef Field = mibFieldName(unsigned(weightField(O.W)));
@@ -517,7 +724,7 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
   // Which frames are drawn, in depth-first order (parents first) with
   // their offsets; without recursion, since stacks may be thousands deep.
   struct Placed {
-    size_t Node;
+    uint32_t Node;
     uint64_t Offset;
     unsigned Depth;
   };
@@ -534,7 +741,7 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
     // first.
     std::vector<Placed> Kids;
     uint64_t Offset = P.Offset;
-    for (const auto &[Label, I] : T.Nodes[P.Node].Children) {
+    T.forEachChild(P.Node, [&](uint32_t I) {
       const Node &C = T.Nodes[I];
       // Integer comparison: C.Total / Total < 1 / MinShareInverse.
       if (C.Total < Total / MinShareInverse + (Total % MinShareInverse != 0))
@@ -542,7 +749,7 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
       else
         Kids.push_back({I, Offset, P.Depth + 1});
       Offset = SaturatingAdd(Offset, C.Total);
-    }
+    });
     Work.insert(Work.end(), Kids.rbegin(), Kids.rend());
   }
 
@@ -587,7 +794,7 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
 
   OS << "<g id=\"frames\">\n";
   for (const Placed &P : Drawn)
-    writeFrame(OS, T.Nodes[P.Node], P.Offset, P.Depth, Total, Height, O.W,
+    writeFrame(OS, T, P.Node, P.Offset, P.Depth, Total, Height, O.W,
                T.AnyClass);
   OS << "</g>\n";
 

@@ -9,7 +9,10 @@
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/Export.h"
 #include "profile.pb.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Allocator.h"
 #include "llvm/Support/JSON.h"
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -88,10 +91,16 @@ public:
   /// The index of \p S in the string table. proto3 strings must be UTF-8,
   /// and names and paths come from files.
   int64_t str(StringRef S) {
+    auto Found = Strings.find(S);
+    if (Found != Strings.end())
+      return Found->second;
     std::string Valid = validUTF8(S);
     auto [It, New] = Strings.try_emplace(Valid, P.string_table_size());
     if (New)
       P.add_string_table(Valid);
+    // The repaired form too, when it differs, finds the same entry.
+    if (Valid != S)
+      Strings.try_emplace(S, It->second);
     return It->second;
   }
 
@@ -121,8 +130,23 @@ public:
 
   /// Appends one sample of \p C, its values negated and labelled as pprof's
   /// -diff_base labels the base when \p IsBase.
-  void addSample(const ReportContext &C, ArrayRef<MIBTag> Fields,
+  /// What is known of one report's frames (each entry of its
+  /// ContextFrames): their functions and, for the frames above the
+  /// allocation site, their locations, found once.
+  struct FrameCache {
+    explicit FrameCache(const Report &R)
+        : Frames(R), Functions(Frames.size(), 0), Locations(Frames.size(), 0) {}
+    ContextFrames Frames;
+    std::vector<uint64_t> Functions; // 0: not yet known
+    std::vector<uint64_t> Locations; // a caller's one-frame location
+    /// Callers' locations of several frames (a run of inlined frames).
+    DenseMap<ArrayRef<uint32_t>, uint64_t> Runs;
+    BumpPtrAllocator RunKeys;
+  };
+
+  void addSample(FrameCache &FC, size_t Index, ArrayRef<MIBTag> Fields,
                  bool IsBase) {
+    const ReportContext &C = FC.Frames.report().Contexts[Index];
     std::vector<int64_t> Values;
     bool AnyNonZero = false;
     for (MIBTag T : Fields) {
@@ -134,19 +158,20 @@ public:
     if (IsBase && !AnyNonZero)
       return;
     pb::Sample *S = P.add_sample();
+    S->mutable_value()->Reserve(Values.size());
     for (int64_t V : Values)
       S->add_value(V);
-    addLocations(C, *S);
-    auto Label = [&](StringRef Key, StringRef Value) {
+    addLocations(FC, Index, *S);
+    auto Label = [&](int64_t Key, int64_t Value) {
       pb::Label *L = S->add_label();
-      L->set_key(str(Key));
-      L->set_str(str(Value));
+      L->set_key(Key);
+      L->set_str(Value);
     };
     if (C.Class)
-      Label("class", allocClassName(*C.Class));
-    Label("context_id", hexValue(C.Id));
+      Label(str("class"), str(allocClassName(*C.Class)));
+    Label(str("context_id"), str(hexValue(C.Id)));
     if (IsBase)
-      Label("pprof::base", "true");
+      Label(str("pprof::base"), str("true"));
   }
 
   /// Gives the mappings their final ids and writes them. pprof names the
@@ -236,7 +261,7 @@ private:
   using LocationKey = std::tuple<uint64_t, uint64_t, std::vector<LineKey>>;
 
   pb::Profile &P;
-  std::map<std::string, int64_t> Strings;
+  StringMap<int64_t> Strings;
   std::map<std::tuple<int64_t, int64_t, int64_t>, uint64_t> Functions;
   std::vector<bool> FunctionHasFile{false}; // by function id
   std::map<LocationKey, uint64_t> Locations;
@@ -266,15 +291,41 @@ private:
     return It->second;
   }
 
-  /// The location of \p Frames: a frame and those inlined into it, which
+  /// The location of \p Run: a frame and those inlined into it, which
   /// precede it. pprof wants the innermost function first, which is the
-  /// frames' own order (allocation site first).
-  uint64_t location(const ReportContext &C, ArrayRef<ReportFrame> Frames,
-                    bool IsLeaf) {
+  /// frames' own order (allocation site first). The callers' locations
+  /// depend on their frames alone and are found once per run.
+  uint64_t location(FrameCache &FC, const ReportContext &C,
+                    ArrayRef<uint32_t> Run, bool IsLeaf) {
+    if (IsLeaf)
+      return newLocation(FC, C, Run, IsLeaf);
+    if (Run.size() == 1) {
+      uint64_t &L = FC.Locations[Run[0]];
+      if (!L)
+        L = newLocation(FC, C, Run, IsLeaf);
+      return L;
+    }
+    auto Found = FC.Runs.find(Run);
+    if (Found != FC.Runs.end())
+      return Found->second;
+    uint64_t L = newLocation(FC, C, Run, IsLeaf);
+    uint32_t *Key = FC.RunKeys.Allocate<uint32_t>(Run.size());
+    std::copy(Run.begin(), Run.end(), Key);
+    FC.Runs.try_emplace(ArrayRef<uint32_t>(Key, Run.size()), L);
+    return L;
+  }
+
+  uint64_t newLocation(FrameCache &FC, const ReportContext &C,
+                       ArrayRef<uint32_t> Run, bool IsLeaf) {
     std::vector<LineKey> Lines;
+    Lines.reserve(Run.size());
     const FrameGap *Gap = nullptr;
-    for (const ReportFrame &F : Frames) {
-      Lines.push_back({function(F), int64_t(F.Line)});
+    for (uint32_t Id : Run) {
+      const ReportFrame &F = FC.Frames.frame(Id);
+      uint64_t &Fn = FC.Functions[Id];
+      if (!Fn)
+        Fn = function(F);
+      Lines.push_back({Fn, int64_t(F.Line)});
       if (F.Gap && !Gap)
         Gap = &*F.Gap;
     }
@@ -290,14 +341,14 @@ private:
     } else if (IsLeaf) {
       Mapping = module(moduleKey(C.ModuleBuildId, ""), C.ModuleBuildId, "");
     }
-    LocationKey Key{Mapping, Address, Lines};
-    auto [It, New] = Locations.try_emplace(Key, P.location_size() + 1);
+    LocationKey Key{Mapping, Address, std::move(Lines)};
+    auto [It, New] = Locations.try_emplace(std::move(Key), P.location_size() + 1);
     if (New) {
       pb::Location *L = P.add_location();
       L->set_id(It->second);
       L->set_mapping_id(Mapping); // provisional until finishMappings
       L->set_address(Address);
-      for (const LineKey &K : Lines) {
+      for (const LineKey &K : std::get<2>(It->first)) {
         pb::Line *Ln = L->add_line();
         Ln->set_function_id(K.first);
         Ln->set_line(K.second);
@@ -308,16 +359,18 @@ private:
 
   /// The context's frames as pprof's locations, leaf first: a run of
   /// inlined frames and the frame they are inlined into make one location.
-  void addLocations(const ReportContext &C, pb::Sample &S) {
-    ArrayRef<ReportFrame> Frames = C.Frames;
+  void addLocations(FrameCache &FC, size_t Index, pb::Sample &S) {
+    const ReportContext &C = FC.Frames.report().Contexts[Index];
+    ArrayRef<uint32_t> Frames = FC.Frames.of(Index);
+    S.mutable_location_id()->Reserve(Frames.size());
     size_t Begin = 0;
     for (size_t I = 0; I < Frames.size(); ++I) {
       // The last frame closes its run even if marked inlined: nothing
       // follows for it to be inlined into.
-      if (Frames[I].IsInlineFrame && I + 1 < Frames.size())
+      if (FC.Frames.frame(Frames[I]).IsInlineFrame && I + 1 < Frames.size())
         continue;
       S.add_location_id(
-          location(C, Frames.slice(Begin, I + 1 - Begin), Begin == 0));
+          location(FC, C, Frames.slice(Begin, I + 1 - Begin), Begin == 0));
       Begin = I + 1;
     }
   }
@@ -351,7 +404,8 @@ Expected<std::string> gzip(StringRef Data) {
 
 } // namespace
 
-Expected<std::string> writePprof(const Report &R, const Report *Base) {
+Expected<std::string> writePprof(const Report &R, const Report *Base,
+                                 ProgressFn Progress) {
   pb::Profile P;
   PprofBuilder B(P);
 
@@ -384,11 +438,23 @@ Expected<std::string> writePprof(const Report &R, const Report *Base) {
   B.notePaths(R);
   if (Base)
     B.notePaths(*Base);
-  for (const ReportContext &C : R.Contexts)
-    B.addSample(C, Fields, /*IsBase=*/false);
-  if (Base)
-    for (const ReportContext &C : Base->Contexts)
-      B.addSample(C, Fields, /*IsBase=*/true);
+  const uint64_t Total = R.Contexts.size() + (Base ? Base->Contexts.size() : 0);
+  uint64_t Done = 0;
+  auto Tick = [&] {
+    if (Progress && (++Done % 4096 == 0 || Done == Total))
+      Progress(Done, Total);
+  };
+  P.mutable_sample()->Reserve(int(std::min<uint64_t>(Total, INT_MAX)));
+  {
+    PprofBuilder::FrameCache FC(R);
+    for (size_t I = 0; I < R.Contexts.size(); ++I, Tick())
+      B.addSample(FC, I, Fields, /*IsBase=*/false);
+  }
+  if (Base) {
+    PprofBuilder::FrameCache FC(*Base);
+    for (size_t I = 0; I < Base->Contexts.size(); ++I, Tick())
+      B.addSample(FC, I, Fields, /*IsBase=*/true);
+  }
   std::vector<const Report *> Reports{&R};
   if (Base)
     Reports.push_back(Base);

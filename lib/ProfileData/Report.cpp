@@ -9,6 +9,7 @@
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/Export.h"
 #include "memprof/ProfileData/RawReader.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -505,6 +506,40 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   std::partial_sort(Selected.begin(), Selected.begin() + N, Selected.end(),
                     Better);
 
+  auto MakeFrame = [&](const Frame &F) {
+    ReportFrame RF;
+    RF.Function = F.Function;
+    RF.LineOffset = F.LineOffset;
+    RF.Column = F.Column;
+    RF.IsInlineFrame = F.IsInlineFrame;
+    if (const FrameGap *G = M.gap(F.Function)) {
+      RF.Gap = *G;
+      return RF;
+    }
+    if (const FunctionNameInfo *Fn = Names.function(F.Function)) {
+      RF.Name = clean(Fn->DemangledName.empty() ? Fn->LinkageName
+                                                : Fn->DemangledName);
+      RF.LinkageName = clean(Fn->LinkageName);
+    }
+    SourceLocation L = Names.location(F.Function, F.LineOffset);
+    if (L.known()) {
+      RF.File = clean(L.File);
+      RF.Line = L.Line;
+    }
+    return RF;
+  };
+  // InternFrames: each distinct frame once (what it shows depends on the
+  // frame alone), in the order the ranked contexts first hold them.
+  DenseMap<FrameKey, uint32_t> Interned;
+  auto InternFrame = [&](const Frame &F) {
+    auto [It, New] =
+        Interned.try_emplace(FrameKey{F}, uint32_t(R.FrameTable.size()));
+    if (New)
+      R.FrameTable.push_back(MakeFrame(F));
+    return It->second;
+  };
+
+  R.Contexts.reserve(N);
   for (size_t I = 0; I < N; ++I) {
     const Candidate &C = Selected[I];
     ReportContext RC;
@@ -520,28 +555,14 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     } else if (C.Class == AllocClass::Cold) {
       addTo(RC.Cold, *C.Info);
     }
-    for (const Frame &F : C.Frames) {
-      ReportFrame RF;
-      RF.Function = F.Function;
-      RF.LineOffset = F.LineOffset;
-      RF.Column = F.Column;
-      RF.IsInlineFrame = F.IsInlineFrame;
-      if (const FrameGap *G = M.gap(F.Function)) {
-        RF.Gap = *G;
-        RC.Frames.push_back(std::move(RF));
-        continue;
-      }
-      if (const FunctionNameInfo *Fn = Names.function(F.Function)) {
-        RF.Name = clean(Fn->DemangledName.empty() ? Fn->LinkageName
-                                                  : Fn->DemangledName);
-        RF.LinkageName = clean(Fn->LinkageName);
-      }
-      SourceLocation L = Names.location(F.Function, F.LineOffset);
-      if (L.known()) {
-        RF.File = clean(L.File);
-        RF.Line = L.Line;
-      }
-      RC.Frames.push_back(std::move(RF));
+    if (Opts.InternFrames) {
+      RC.FrameIds.reserve(C.Frames.size());
+      for (const Frame &F : C.Frames)
+        RC.FrameIds.push_back(InternFrame(F));
+    } else {
+      RC.Frames.reserve(C.Frames.size());
+      for (const Frame &F : C.Frames)
+        RC.Frames.push_back(MakeFrame(F));
     }
     if (!C.Frames.empty()) {
       if (const FrameGap *G = M.gap(C.Frames.front().Function))

@@ -596,6 +596,7 @@ int main(int argc, char **argv) {
                                  Output == "-" ? StringRef() : StringRef(Output));
     ReportOptions Opts;
     Opts.TopContexts = SIZE_MAX;
+    Opts.InternFrames = true;
     Report R = tool::loadReport({Input}, Search, false, !NoGaps, Opts);
     std::string Out;
     raw_string_ostream OS(Out);

@@ -1,7 +1,9 @@
 //===- FlameGraphTest.cpp - Folded stacks and the SVG flame graph ---------===//
+#include "InternedReport.h"
 #include "memprof/ProfileData/Export.h"
 #include "llvm/ADT/StringExtras.h"
 #include "gtest/gtest.h"
+#include "llvm/Support/FormatVariadic.h"
 #include <regex>
 
 using namespace memprof;
@@ -253,6 +255,42 @@ TEST(FlameGraph, NothingToDraw) {
   std::string E = svg(Report());
   EXPECT_TRUE(wellFormed(E));
   EXPECT_NE(E.find("no allocation contexts"), std::string::npos);
+}
+
+// memprof-convert's reports hold each distinct frame once (ReportOptions::
+// InternFrames): the pictures are the same bytes.
+TEST(FlameGraph, InternedFramesDrawTheSame) {
+  Report R = sample(), I = interned(sample());
+  ASSERT_LT(I.FrameTable.size(), 14u); // main is one entry
+  for (Weight W : {Weight::Bytes, Weight::Count, Weight::Lifetime})
+    for (bool Full : {false, true}) {
+      EXPECT_EQ(folded(I, W, Full), folded(R, W, Full));
+      FlameGraphOptions O;
+      O.W = W;
+      O.FullNames = Full;
+      EXPECT_EQ(svg(I, O), svg(R, O));
+    }
+}
+
+// A frame whose short name stands for many full names: the tooltip lists,
+// sorted, the first three of the first 64 that the contexts (in the
+// report's order) hold there, whatever order the picture draws them in.
+TEST(FlameGraph, TooltipFullNamesInContextOrder) {
+  Report R;
+  for (int K = 65; K >= 0; --K)
+    R.Contexts.push_back(context({frame(formatv("f<t{0:2}>(int)", K).str()),
+                                  frame("main")},
+                                 1000, 1, AllocClass::NotCold));
+  std::string S = svg(R);
+  size_t At = S.find("data-n=\"f&lt;&gt;\"");
+  ASSERT_NE(At, std::string::npos);
+  StringRef Tip = StringRef(S).drop_front(At);
+  Tip = Tip.slice(Tip.find("<title>") + 7, Tip.find("</title>"));
+  // The first 64 met are t65 down to t02.
+  EXPECT_TRUE(Tip.starts_with("f&lt;&gt;\nf&lt;t02&gt;(int)\nf&lt;t03&gt;(int)\n"
+                              "f&lt;t04&gt;(int)\n(and others)\n"))
+      << Tip.str();
+  EXPECT_EQ(svg(interned(R)), S);
 }
 
 } // namespace

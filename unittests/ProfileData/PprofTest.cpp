@@ -1,4 +1,5 @@
 //===- PprofTest.cpp - The structure of writePprof's profile.proto -------===//
+#include "InternedReport.h"
 #include "memprof/ProfileData/Export.h"
 #include "memprof/ProfileData/Report.h"
 #include "profile.pb.h"
@@ -330,6 +331,21 @@ TEST(Pprof, NamesAreValidUTF8) {
   std::vector<std::string> N = lineNames(P, P.sample(0).location_id(0));
   ASSERT_EQ(N.size(), 2u);
   EXPECT_NE(N[1].find("name"), std::string::npos);
+}
+
+// memprof-convert's reports hold each distinct frame once (ReportOptions::
+// InternFrames): the same bytes, with a base too.
+TEST(Pprof, InternedFramesWriteTheSame) {
+  Report R = makeReport(), B = makeBase();
+  Report IR = interned(R), IB = interned(B);
+  ASSERT_LT(IR.FrameTable.size(), 8u); // main is one entry
+  auto Bytes = [](const Report &R, const Report *Base) {
+    Expected<std::string> Gz = writePprof(R, Base);
+    return Gz ? *Gz : toString(Gz.takeError());
+  };
+  EXPECT_EQ(Bytes(IR, nullptr), Bytes(R, nullptr));
+  EXPECT_EQ(Bytes(IR, &IB), Bytes(R, &B));
+  EXPECT_EQ(Bytes(R, &IB), Bytes(R, &B));
 }
 
 } // namespace

@@ -518,6 +518,47 @@ TEST(Report, Diff) {
   EXPECT_EQ(D.Rows[1].After->Contexts, 1u);
 }
 
+// Exports ask for every context with each distinct frame materialized
+// once: the contexts' frames are those of a plain report, by index.
+TEST(Report, InternFrames) {
+  Fixture F;
+  ReportOptions O;
+  O.TopContexts = SIZE_MAX;
+  Report Plain = F.report(O);
+  O.InternFrames = true;
+  Report Interned = F.report(O);
+  ASSERT_EQ(Interned.Contexts.size(), Plain.Contexts.size());
+  ASSERT_EQ(Interned.Contexts.size(), 3u);
+  EXPECT_EQ(Interned.FrameTable.size(), 4u); // three sites and main, once
+  EXPECT_TRUE(Plain.FrameTable.empty());
+  for (size_t I = 0; I < Plain.Contexts.size(); ++I) {
+    const ReportContext &A = Plain.Contexts[I], &B = Interned.Contexts[I];
+    EXPECT_EQ(A.Id, B.Id);
+    EXPECT_TRUE(B.Frames.empty());
+    ASSERT_EQ(B.FrameIds.size(), A.Frames.size());
+    for (size_t K = 0; K < A.Frames.size(); ++K) {
+      ASSERT_LT(B.FrameIds[K], Interned.FrameTable.size());
+      const ReportFrame &X = A.Frames[K], &Y = Interned.FrameTable[B.FrameIds[K]];
+      EXPECT_EQ(X.Function, Y.Function);
+      EXPECT_EQ(X.LineOffset, Y.LineOffset);
+      EXPECT_EQ(X.Column, Y.Column);
+      EXPECT_EQ(X.IsInlineFrame, Y.IsInlineFrame);
+      EXPECT_EQ(X.Name, Y.Name);
+      EXPECT_EQ(X.LinkageName, Y.LinkageName);
+      EXPECT_EQ(X.File, Y.File);
+      EXPECT_EQ(X.Line, Y.Line);
+    }
+  }
+  // The exports see the same frames either way.
+  ContextFrames CP(Plain), CI(Interned);
+  for (size_t I = 0; I < Plain.Contexts.size(); ++I) {
+    ASSERT_EQ(CP.of(I).size(), CI.of(I).size());
+    for (size_t K = 0; K < CP.of(I).size(); ++K)
+      EXPECT_EQ(frameLabel(CP.frame(CP.of(I)[K]), false),
+                frameLabel(CI.frame(CI.of(I)[K]), false));
+  }
+}
+
 TEST(Report, ShortNames) {
   struct {
     const char *Full, *Short;

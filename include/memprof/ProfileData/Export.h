@@ -12,6 +12,9 @@
 #define MEMPROF_PROFILEDATA_EXPORT_H
 
 #include "memprof/ProfileData/Report.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
@@ -64,18 +67,61 @@ distinctShortNames(const std::set<std::string> &Names);
 std::string frameLabel(const ReportFrame &F, bool FullNames,
                        const std::map<std::string, std::string> *Labels = nullptr);
 
+/// The frames of a report's contexts as indexes into one table, so that an
+/// export computes what it shows of a frame (its label, its pprof function
+/// and location) once per entry rather than once per frame of every
+/// context: the report's own table of distinct frames (ReportOptions::
+/// InternFrames), and for contexts that hold their frames instead (reports
+/// built by hand), one entry for each of those frames.
+class ContextFrames {
+public:
+  explicit ContextFrames(const Report &R);
+  /// The frames of the report's context \p I, allocation site first.
+  llvm::ArrayRef<uint32_t> of(size_t I) const;
+  const ReportFrame &frame(uint32_t Id) const { return *Table[Id]; }
+  /// The number of entries: every id is below it.
+  size_t size() const { return Table.size(); }
+  const Report &report() const { return R; }
+
+private:
+  const Report &R;
+  std::vector<const ReportFrame *> Table;
+  /// The ids of the contexts that hold their frames; empty for the others.
+  std::vector<std::vector<uint32_t>> Own;
+};
+
+/// frameLabel of each entry of a ContextFrames, computed once; short names
+/// are computed once per distinct name.
+class FrameLabels {
+public:
+  FrameLabels(const ContextFrames &Frames, bool FullNames);
+  const std::string &operator[](uint32_t Id);
+
+private:
+  const ContextFrames &Frames;
+  bool FullNames;
+  std::vector<std::string> Labels;
+  std::vector<bool> Done;
+  llvm::StringMap<std::string> ShortNames;
+};
+
+/// Reports how far a long export has come: \p Done of \p Total units
+/// (contexts, records), at most every few thousand units.
+using ProgressFn = llvm::function_ref<void(uint64_t Done, uint64_t Total)>;
+
 /// pprof's profile.proto, gzip-compressed, of every context of \p R (see
 /// docs/memprof-convert.md#pprof). With \p Base, the base's samples follow,
 /// negated and labelled pprof::base=true, as `pprof -diff_base` combines
 /// two profiles, so any pprof client shows the difference.
 llvm::Expected<std::string> writePprof(const Report &R,
-                                       const Report *Base = nullptr);
+                                       const Report *Base = nullptr,
+                                       ProgressFn Progress = nullptr);
 
 /// Folded stacks, one line per context: frames root first, ';'-separated,
 /// a space and the weight (what flamegraph.pl, inferno and speedscope read).
 /// Contexts of weight 0 are left out; the lines are sorted.
 void writeFolded(const Report &R, Weight W, bool FullNames,
-                 llvm::raw_ostream &OS);
+                 llvm::raw_ostream &OS, ProgressFn Progress = nullptr);
 
 struct FlameGraphOptions {
   Weight W = Weight::Bytes;
@@ -85,7 +131,7 @@ struct FlameGraphOptions {
 /// A self-contained interactive SVG flame graph (zoom on click, search,
 /// details on hover), cold contexts' frames in blue.
 void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
-                     llvm::raw_ostream &OS);
+                     llvm::raw_ostream &OS, ProgressFn Progress = nullptr);
 
 } // namespace memprof
 

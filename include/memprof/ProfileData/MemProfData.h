@@ -11,6 +11,8 @@
 
 #include "memprof/ProfileData/MemInfoBlock.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMapInfo.h"
+#include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
@@ -42,6 +44,18 @@ struct Frame {
            Column == O.Column && IsInlineFrame == O.IsInlineFrame;
   }
   bool operator!=(const Frame &O) const { return !(*this == O); }
+};
+
+/// A frame as the key of a DenseMap: any Frame value may come from a file,
+/// so the map's two reserved keys are told apart by a byte that no real key
+/// sets. For the exports, which look up every frame of every context.
+struct FrameKey {
+  Frame F;
+  uint8_t Reserved = 0; // 1 and 2: DenseMap's empty and tombstone keys
+
+  bool operator==(const FrameKey &O) const {
+    return F == O.F && Reserved == O.Reserved;
+  }
 };
 
 /// On-disk size of a frame in MemProf V2-V4: u64, u32, u32, u8.
@@ -136,5 +150,18 @@ std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P);
 unsigned leadingChainCopies(llvm::ArrayRef<Frame> Frames, GUID Function);
 
 } // namespace memprof
+
+template <> struct llvm::DenseMapInfo<memprof::FrameKey> {
+  static memprof::FrameKey getEmptyKey() { return {{}, 1}; }
+  static memprof::FrameKey getTombstoneKey() { return {{}, 2}; }
+  static unsigned getHashValue(const memprof::FrameKey &K) {
+    return unsigned(llvm::hash_combine(K.F.Function, K.F.LineOffset,
+                                       K.F.Column, K.F.IsInlineFrame,
+                                       K.Reserved));
+  }
+  static bool isEqual(const memprof::FrameKey &A, const memprof::FrameKey &B) {
+    return A == B;
+  }
+};
 
 #endif

@@ -65,6 +65,12 @@ struct ReportOptions {
   GroupBy Group = GroupBy::Context;
   /// Text: full demangled names instead of short ones (shortFunctionName).
   bool FullNames = false;
+  /// For exports of every context: each distinct frame is materialized
+  /// once, into Report::FrameTable, and the contexts refer to it by index
+  /// (ReportContext::FrameIds) instead of holding copies (Frames stays
+  /// empty). Names are then copied once per frame, not once per frame of
+  /// every context.
+  bool InternFrames = false;
 };
 
 /// One input file as the report describes it.
@@ -113,6 +119,9 @@ struct ReportContext {
   /// A context: allocation site first, root last. A site: its frame. A
   /// function: the function, at its declaration.
   std::vector<ReportFrame> Frames;
+  /// With ReportOptions::InternFrames: the frames, as indexes into
+  /// Report::FrameTable, instead of Frames.
+  std::vector<uint32_t> FrameIds;
   MemInfoBlock Info;
   uint32_t Known = 0; // bit T-1 for field tag T
   std::optional<AllocClass> Class; // unknown when the fields are missing
@@ -202,6 +211,8 @@ struct Report {
   /// Totals of the contexts the filter selected (all when no filter).
   ClassTotals Selected;
   std::vector<ReportContext> Contexts; // the top ones, in rank order
+  /// With ReportOptions::InternFrames: the distinct frames of Contexts.
+  std::vector<ReportFrame> FrameTable;
   /// The rows ranked: the contexts selected, or their groups.
   uint64_t Rows = 0;
   std::vector<std::string> Notes;      // caveats, e.g. a sort key not stored
