@@ -9,6 +9,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/JSON.h"
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -74,33 +75,57 @@ void writeFrames(json::OStream &J, const IndexedMemProf &P, CallStackId CS,
 
 namespace {
 
-void writeMemProfKeys(json::OStream &J, const IndexedMemProf &P,
-                      unsigned MemProfVersion, ArrayRef<uint8_t> Schema,
-                      const MemProfSummary &S, const ProfileNames *Names) {
-  // Field order, not schema order, as the YAML prints them.
+/// The MemInfoBlock fields of \p Schema in field order, as the YAML
+/// prints them.
+SmallVector<unsigned, NumMIBTags> fieldsOf(ArrayRef<uint8_t> Schema) {
   SmallVector<unsigned, NumMIBTags> Fields;
   const uint32_t Mask = schemaMask(Schema);
   for (unsigned T = 1; T <= NumMIBTags; ++T)
     if (Mask & (1u << (T - 1)))
       Fields.push_back(T);
+  return Fields;
+}
 
+/// The keys both versions begin with.
+void writeHeaderKeys(json::OStream &J, ArrayRef<unsigned> Fields,
+                     unsigned MemProfVersion, const MemProfSummary &S) {
+  J.attribute("memprof_version", int64_t(MemProfVersion));
+  J.attributeArray("schema", [&] {
+    for (unsigned T : Fields)
+      J.value(mibFieldName(T));
+  });
+  J.attributeObject("summary", [&] {
+    J.attribute("contexts", S.NumContexts);
+    J.attribute("cold_contexts", S.NumColdContexts);
+    J.attribute("hot_contexts", S.NumHotContexts);
+    J.attribute("max_cold_total_size", S.MaxColdTotalSize);
+    J.attribute("max_warm_total_size", S.MaxWarmTotalSize);
+    J.attribute("max_hot_total_size", S.MaxHotTotalSize);
+  });
+}
+
+/// What the compiler would decide from the stored fields.
+StringRef siteClass(const MemInfoBlock &I) {
+  return className(classifyAllocation(I.TotalLifetimeAccessDensity,
+                                      std::min<uint64_t>(I.AllocCount,
+                                                         UINT32_MAX),
+                                      I.TotalLifetime));
+}
+
+/// Version 1: every frame of every stack in full.
+void writeMemProfKeysV1(json::OStream &J, const IndexedMemProf &P,
+                        unsigned MemProfVersion, ArrayRef<uint8_t> Schema,
+                        const MemProfSummary &S, const ProfileNames *Names,
+                        function_ref<void(uint64_t, uint64_t)> Progress) {
+  SmallVector<unsigned, NumMIBTags> Fields = fieldsOf(Schema);
   {
-    J.attribute("memprof_version", int64_t(MemProfVersion));
-    J.attributeArray("schema", [&] {
-      for (unsigned T : Fields)
-        J.value(mibFieldName(T));
-    });
-    J.attributeObject("summary", [&] {
-      J.attribute("contexts", S.NumContexts);
-      J.attribute("cold_contexts", S.NumColdContexts);
-      J.attribute("hot_contexts", S.NumHotContexts);
-      J.attribute("max_cold_total_size", S.MaxColdTotalSize);
-      J.attribute("max_warm_total_size", S.MaxWarmTotalSize);
-      J.attribute("max_hot_total_size", S.MaxHotTotalSize);
-    });
+    writeHeaderKeys(J, Fields, MemProfVersion, S);
+    uint64_t Done = 0;
     J.attributeArray("records", [&] {
       for (const auto &KV : P.Records)
         J.object([&] {
+          if (Progress && ++Done % 1024 == 0)
+            Progress(Done, P.Records.size());
           const GUID Guid = KV.first;
           const IndexedRecord &R = KV.second;
           J.attribute("guid", hexGUID(Guid));
@@ -109,13 +134,7 @@ void writeMemProfKeys(json::OStream &J, const IndexedMemProf &P,
             for (const IndexedAllocSite &A : R.AllocSites)
               J.object([&] {
                 J.attribute("context_id", hexGUID(A.CSId));
-                // What the compiler would decide from the stored fields.
-                J.attribute(
-                    "class",
-                    className(classifyAllocation(
-                        A.Info.TotalLifetimeAccessDensity,
-                        std::min<uint64_t>(A.Info.AllocCount, UINT32_MAX),
-                        A.Info.TotalLifetime)));
+                J.attribute("class", siteClass(A.Info));
                 writeFrames(J, P, A.CSId, Names);
                 J.attributeObject("mib", [&] {
                   for (unsigned T : Fields)
@@ -136,6 +155,252 @@ void writeMemProfKeys(json::OStream &J, const IndexedMemProf &P,
         });
     });
   }
+}
+
+/// Version 2's tables: every file, function, frame and stack the records
+/// use, once each, with ids from 1 in the order the records first use them
+/// (an entry's id is its index plus 1).
+///
+/// Stacks are stored as LLVM's indexed format stores them, as a tree from
+/// the root: an entry lists the frames it adds, allocation site first, to
+/// the stack of its parent entry (the frames toward the root), so a prefix
+/// that many stacks share near the root is written once. Every stack a
+/// record refers to is an entry; so is every point where stacks branch.
+class Tables {
+public:
+  Tables(const IndexedMemProf &P, const ProfileNames *Names)
+      : P(P), Names(Names) {
+    Trie.push_back({});
+    for (const auto &[Guid, R] : P.Records) {
+      function(Guid);
+      for (const IndexedAllocSite &A : R.AllocSites)
+        stack(A.CSId);
+      for (const IndexedCallSite &C : R.CallSites) {
+        stack(C.CSId);
+        for (GUID G : C.CalleeGuids)
+          function(G);
+      }
+    }
+    numberStacks();
+  }
+
+  uint32_t functionId(GUID G) const { return FunctionIds.find(G)->second; }
+  /// The stack entry of stack \p CS of the profile.
+  uint32_t stackId(CallStackId CS) const {
+    return Trie[StackNodes.find(CS)->second].Entry;
+  }
+
+  void writeFiles(json::OStream &J) const {
+    J.attributeArray("files", [&] {
+      for (StringRef F : Files)
+        J.value(str(F));
+    });
+  }
+
+  void writeFunctions(json::OStream &J) const {
+    J.attributeArray("functions", [&] {
+      for (size_t I = 0; I < Functions.size(); ++I)
+        compact(J, [&](json::OStream &E) {
+          GUID G = Functions[I];
+          E.attribute("id", int64_t(I + 1));
+          E.attribute("guid", hexGUID(G));
+          if (const FunctionNameInfo *F = Names ? Names->function(G) : nullptr) {
+            E.attribute("name", str(F->LinkageName));
+            E.attribute("demangled_name", str(F->DemangledName));
+            if (!F->DeclFile.empty()) {
+              E.attribute("decl_file", int64_t(FileIds.find(F->DeclFile)->second));
+              E.attribute("decl_line", int64_t(F->DeclLine));
+            }
+          }
+        });
+    });
+  }
+
+  void writeFrames(json::OStream &J) const {
+    J.attributeArray("frames", [&] {
+      for (size_t I = 0; I < Frames.size(); ++I)
+        compact(J, [&](json::OStream &E) {
+          const Frame &F = Frames[I];
+          E.attribute("id", int64_t(I + 1));
+          E.attribute("function", int64_t(functionId(F.Function)));
+          E.attribute("line_offset", int64_t(F.LineOffset));
+          E.attribute("column", int64_t(F.Column));
+          E.attribute("inline", F.IsInlineFrame);
+          if (Names) {
+            SourceLocation L = Names->location(F.Function, F.LineOffset);
+            if (L.known()) {
+              E.attribute("file", int64_t(FileIds.find(L.File)->second));
+              E.attribute("line", int64_t(L.Line));
+            }
+          }
+        });
+    });
+  }
+
+  void writeStacks(json::OStream &J) const {
+    J.attributeArray("stacks", [&] {
+      for (size_t I = 0; I < Entries.size(); ++I)
+        compact(J, [&](json::OStream &E) {
+          E.attribute("id", int64_t(I + 1));
+          // The frames from the entry's node up to (not including) the
+          // nearest node that is an entry itself, allocation site first.
+          uint32_t N = Entries[I];
+          E.attributeArray("frames", [&] {
+            while (N != 0) { // the root, the empty stack, has none
+              E.value(int64_t(Trie[N].Frame));
+              N = Trie[N].Parent;
+              if (Trie[N].Entry)
+                break;
+            }
+          });
+          if (N != 0)
+            E.attribute("parent", int64_t(Trie[N].Entry));
+        });
+    });
+  }
+
+  /// Writes one table entry on a line of its own, without spaces.
+  template <typename Fn> static void compact(json::OStream &J, Fn &&Body) {
+    J.rawValue([&](raw_ostream &OS) {
+      json::OStream E(OS);
+      E.object([&] { Body(E); });
+    });
+  }
+
+private:
+  struct Node {
+    uint32_t Parent = 0;
+    uint32_t Frame = 0;    // the frame's id; 0 at the root
+    uint32_t Children = 0; // how many
+    uint32_t Entry = 0;    // its stack entry's id, or 0
+    bool Referenced = false;
+  };
+
+  const IndexedMemProf &P;
+  const ProfileNames *Names;
+  std::vector<GUID> Functions;
+  std::unordered_map<GUID, uint32_t> FunctionIds;
+  std::vector<StringRef> Files;
+  DenseMap<StringRef, uint32_t> FileIds;
+  std::vector<Frame> Frames;
+  DenseMap<FrameKey, uint32_t> FrameIds;
+  std::vector<Node> Trie; // node 0: the root, the empty stack
+  DenseMap<std::pair<uint32_t, uint32_t>, uint32_t> Children; // (node, frame)
+  std::unordered_map<CallStackId, uint32_t> StackNodes;
+  std::vector<uint32_t> Entries; // the entries' nodes, by id - 1
+
+  uint32_t function(GUID G) {
+    auto [It, New] = FunctionIds.try_emplace(G, uint32_t(Functions.size() + 1));
+    if (New) {
+      Functions.push_back(G);
+      if (const FunctionNameInfo *F = Names ? Names->function(G) : nullptr)
+        if (!F->DeclFile.empty())
+          file(F->DeclFile);
+    }
+    return It->second;
+  }
+
+  void file(StringRef F) {
+    if (FileIds.try_emplace(F, uint32_t(Files.size() + 1)).second)
+      Files.push_back(F);
+  }
+
+  uint32_t frame(const Frame &F) {
+    auto [It, New] = FrameIds.try_emplace(FrameKey{F}, uint32_t(Frames.size() + 1));
+    if (!New)
+      return It->second;
+    function(F.Function);
+    if (Names) {
+      SourceLocation L = Names->location(F.Function, F.LineOffset);
+      if (L.known())
+        file(L.File);
+    }
+    Frames.push_back(F);
+    return It->second;
+  }
+
+  void stack(CallStackId CS) {
+    auto [It, New] = StackNodes.try_emplace(CS, 0);
+    if (!New)
+      return;
+    // As version 1 and the YAML show it: the frames the profile knows.
+    // Frames are numbered in the order the stacks list them, allocation
+    // site first; the tree grows from the root.
+    SmallVector<Frame, 8> Fs = P.stackFrames(CS);
+    SmallVector<uint32_t, 32> Ids;
+    for (const Frame &F : Fs)
+      Ids.push_back(frame(F));
+    uint32_t At = 0;
+    for (auto F = Ids.rbegin(); F != Ids.rend(); ++F) {
+      uint32_t Id = *F;
+      auto [Child, Added] =
+          Children.try_emplace({At, Id}, uint32_t(Trie.size()));
+      if (Added) {
+        ++Trie[At].Children;
+        Trie.push_back({At, Id, 0, 0, false});
+      }
+      At = Child->second;
+    }
+    Trie[At].Referenced = true;
+    It->second = At;
+  }
+
+  /// Entries in the order their nodes were made, so that a parent comes
+  /// before its children.
+  void numberStacks() {
+    for (uint32_t N = 0; N < Trie.size(); ++N)
+      if (Trie[N].Referenced || (N != 0 && Trie[N].Children > 1)) {
+        Entries.push_back(N);
+        Trie[N].Entry = uint32_t(Entries.size());
+      }
+  }
+};
+
+/// Version 2: files, functions, frames and stacks once each; records refer
+/// to them by id.
+void writeMemProfKeysV2(json::OStream &J, const IndexedMemProf &P,
+                        unsigned MemProfVersion, ArrayRef<uint8_t> Schema,
+                        const MemProfSummary &S, const ProfileNames *Names,
+                        function_ref<void(uint64_t, uint64_t)> Progress) {
+  SmallVector<unsigned, NumMIBTags> Fields = fieldsOf(Schema);
+  writeHeaderKeys(J, Fields, MemProfVersion, S);
+  Tables T(P, Names);
+  T.writeFiles(J);
+  T.writeFunctions(J);
+  T.writeFrames(J);
+  T.writeStacks(J);
+  uint64_t Done = 0;
+  J.attributeArray("records", [&] {
+    for (const auto &[Guid, R] : P.Records) {
+      if (Progress && ++Done % 1024 == 0)
+        Progress(Done, P.Records.size());
+      Tables::compact(J, [&](json::OStream &E) {
+        E.attribute("function", int64_t(T.functionId(Guid)));
+        E.attributeArray("alloc_sites", [&] {
+          for (const IndexedAllocSite &A : R.AllocSites)
+            E.object([&] {
+              E.attribute("context_id", hexGUID(A.CSId));
+              E.attribute("class", siteClass(A.Info));
+              E.attribute("stack", int64_t(T.stackId(A.CSId)));
+              E.attributeArray("mib", [&] {
+                for (unsigned F : Fields)
+                  E.value(A.Info.get(F));
+              });
+            });
+        });
+        E.attributeArray("call_sites", [&] {
+          for (const IndexedCallSite &C : R.CallSites)
+            E.object([&] {
+              E.attribute("stack", int64_t(T.stackId(C.CSId)));
+              E.attributeArray("callees", [&] {
+                for (GUID G : C.CalleeGuids)
+                  E.value(int64_t(T.functionId(G)));
+              });
+            });
+        });
+      });
+    }
+  });
 }
 
 void writeSummary(json::OStream &J, const InstrProfSummary &S) {
@@ -257,10 +522,16 @@ void writeProfileJSON(raw_ostream &OS, const ProfileJSONParts &Parts) {
   json::OStream J(OS, 2);
   J.object([&] {
     J.attribute("format", "memprof-json");
-    J.attribute("format_version", int64_t(MemProfJSONVersion));
-    if (Parts.MemProf && Parts.Summary)
-      writeMemProfKeys(J, *Parts.MemProf, Parts.MemProfVersion, Parts.Schema,
-                       *Parts.Summary, Parts.Names);
+    J.attribute("format_version", int64_t(Parts.FormatVersion));
+    if (Parts.MemProf && Parts.Summary) {
+      auto Write = Parts.FormatVersion == 1 ? writeMemProfKeysV1
+                                            : writeMemProfKeysV2;
+      Write(J, *Parts.MemProf, Parts.MemProfVersion, Parts.Schema,
+            *Parts.Summary, Parts.Names, Parts.Progress);
+      if (Parts.Progress)
+        Parts.Progress(Parts.MemProf->Records.size(),
+                       Parts.MemProf->Records.size());
+    }
     if (Parts.Counters)
       writeCounterKeys(J, *Parts.Counters);
   });
@@ -269,13 +540,15 @@ void writeProfileJSON(raw_ostream &OS, const ProfileJSONParts &Parts) {
 
 void writeMemProfJSON(raw_ostream &OS, const IndexedMemProf &P,
                       unsigned MemProfVersion, ArrayRef<uint8_t> Schema,
-                      const MemProfSummary &S, const ProfileNames *Names) {
+                      const MemProfSummary &S, const ProfileNames *Names,
+                      unsigned FormatVersion) {
   ProfileJSONParts Parts;
   Parts.MemProf = &P;
   Parts.MemProfVersion = MemProfVersion;
   Parts.Schema = Schema;
   Parts.Summary = &S;
   Parts.Names = Names;
+  Parts.FormatVersion = FormatVersion;
   writeProfileJSON(OS, Parts);
 }
 

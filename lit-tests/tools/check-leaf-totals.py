@@ -5,7 +5,8 @@ the test program printed, counting every context exactly once.
 check-leaf-totals.py REPORT TRUTH...
   REPORT is memprof-show --format=json (every context listed: -n 1000000),
   llvm-profdata-22 show --memory (YAML, as memprof-convert --to-text) or
-  memprof-convert --to-json (the file's records, as the YAML). TRUTH lines "site NAME COUNT BYTES"
+  memprof-convert --to-json of either format version (the file's records, as
+  the YAML; version 2 read through memprof_json.py). TRUTH lines "site NAME COUNT BYTES"
   (NAME the linkage name of the allocating function) are summed over the
   files; W*FILE counts FILE W times.
 
@@ -18,7 +19,10 @@ in the record of each function of its leading inline chain (frames up to the
 first one not inlined) once per frame of that function, so the leaf's record
 holds it k times, k the number of chain frames of the leaf function. Its
 entries are summed and divided by k; each must come in whole copies."""
-import hashlib, json, sys
+import hashlib, json, os, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from memprof_json import to_v1
 
 
 def guid(name):
@@ -45,6 +49,7 @@ records = None
 if text.lstrip().startswith("{"):
     report = json.loads(text)
     if "records" in report:  # memprof-convert --to-json: the YAML's shape
+        report = to_v1(report)
         records = [{"GUID": int(r["guid"], 16), "AllocSites": [
             {"Callstack": [{"Function": int(f["function"], 16),
                             "LineOffset": f["line_offset"],

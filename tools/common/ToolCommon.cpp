@@ -7,6 +7,7 @@
 #include "llvm/Support/FileSystem.h"
 #include <CLI/CLI.hpp>
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -382,6 +383,14 @@ void finishStdout() {
 }
 
 Error writeFileAtomically(StringRef Path, StringRef Data) {
+  return writeFileAtomically(Path, [&](raw_ostream &OS) {
+    OS << Data;
+    return Error::success();
+  });
+}
+
+Error writeFileAtomically(StringRef Path,
+                          function_ref<Error(raw_ostream &)> Write) {
   if (sys::fs::is_directory(Path))
     return makeError(ErrorCode::IO, "output is a directory");
   // A device, FIFO or /dev/stdout is written in place: renaming a temporary
@@ -393,7 +402,8 @@ Error writeFileAtomically(StringRef Path, StringRef Data) {
     raw_fd_ostream OS(Path, EC, sys::fs::OF_None);
     if (EC)
       return makeError(ErrorCode::IO, "cannot open: " + EC.message());
-    OS << Data;
+    if (Error E = Write(OS))
+      return E;
     OS.close();
     if (OS.has_error()) {
       std::string Msg = "write failed: " + OS.error().message();
@@ -412,14 +422,22 @@ Error writeFileAtomically(StringRef Path, StringRef Data) {
                      "cannot create a temporary file beside the output: " +
                          EC.message());
   sys::RemoveFileOnSignal(Tmp);
-  auto Fail = [&](const Twine &What) {
+  auto Remove = [&] {
     sys::fs::remove(Tmp);
     sys::DontRemoveFileOnSignal(Tmp);
+  };
+  auto Fail = [&](const Twine &What) {
+    Remove();
     return makeError(ErrorCode::IO, What);
   };
   {
     raw_fd_ostream OS(FD, /*shouldClose=*/true);
-    OS << Data;
+    if (Error E = Write(OS)) {
+      OS.close();
+      OS.clear_error();
+      Remove();
+      return E;
+    }
     OS.flush();
     if (OS.has_error()) {
       std::string Msg = "write failed: " + OS.error().message();
@@ -438,6 +456,35 @@ Error writeFileAtomically(StringRef Path, StringRef Data) {
                 EC.message());
   sys::DontRemoveFileOnSignal(Tmp);
   return Error::success();
+}
+
+ProgressLine::ProgressLine(StringRef Mode, bool Quiet)
+    : Terminal(sys::Process::StandardErrIsDisplayed()),
+      Always(Mode == "always"),
+      On(Mode == "always" || (Mode == "auto" && !Quiet && Terminal)),
+      Start(std::chrono::steady_clock::now()), Last(Start) {}
+
+void ProgressLine::update(uint64_t Done, uint64_t Total, StringRef Unit,
+                          StringRef Extra) {
+  if (!On)
+    return;
+  auto Now = std::chrono::steady_clock::now();
+  bool Final = Done == Total;
+  if (!Always && Now - Start < std::chrono::seconds(1))
+    return;
+  if (!Final && Printed && Now - Last < std::chrono::seconds(1))
+    return;
+  if (Final && !Printed && !Always)
+    return; // a short run: no progress to show
+  Last = Now;
+  Printed = true;
+  auto Secs = std::chrono::duration_cast<std::chrono::seconds>(Now - Start);
+  errs() << (Terminal ? "\r" : "") << ToolName << ": " << Done << " of "
+         << Total << " " << Unit << " ("
+         << (Total ? Done * 100 / Total : 100) << "%)" << Extra << ", "
+         << Secs.count() << " s" << (Terminal ? "\x1b[K" : "\n");
+  if (Final && Terminal)
+    errs() << "\n";
 }
 
 } // namespace tool

@@ -2,14 +2,20 @@
 #ifndef MEMPROF_TOOLS_TOOLCOMMON_H
 #define MEMPROF_TOOLS_TOOLCOMMON_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/Error.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
 
 namespace CLI {
 class App;
@@ -111,6 +117,32 @@ void refuseOutputOverInputs(const std::vector<std::string> &Inputs,
 /// while writing (SIGKILL: no handler runs) left beside \p Path is removed
 /// first if that process no longer exists, with a note.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Data);
+
+/// The same, with the content written by \p Write as it is produced, so
+/// that a large output is never held in memory. \p Write's error, if any,
+/// removes the temporary file and is returned.
+llvm::Error
+writeFileAtomically(llvm::StringRef Path,
+                    llvm::function_ref<llvm::Error(llvm::raw_ostream &)> Write);
+
+/// How far a long run has come, on stderr, at most once a second:
+/// "<tool>: 1200 of 10000 inputs (12%), 350 MiB, 4 s", in place on a
+/// terminal and a line each otherwise. --progress: "auto" shows it on a
+/// terminal once the tool has run for a second (not when \p Quiet), and
+/// nothing for a run shorter than that; "always" everywhere from the start;
+/// "never" not at all. Time counts from construction.
+class ProgressLine {
+public:
+  ProgressLine(llvm::StringRef Mode, bool Quiet = false);
+  /// \p Done of \p Total \p Unit; \p Extra follows the percentage (such
+  /// as ", 350 MiB"). The last update of a phase has Done == Total.
+  void update(uint64_t Done, uint64_t Total, llvm::StringRef Unit,
+              llvm::StringRef Extra = "");
+
+private:
+  bool Terminal, Always, On, Printed = false;
+  std::chrono::steady_clock::time_point Start, Last;
+};
 
 /// Flushes standard output; a failed write (a full disk, a closed pipe) is
 /// "<tool>: error: <stdout>: write failed: <reason>" and exit status 1,

@@ -375,39 +375,56 @@ Expected<std::string> toText(StringRef Path, StringRef Data, Form F,
   return Out;
 }
 
-Expected<std::string> toJSON(StringRef Path, StringRef Data, Form F,
-                             const Options &O) {
-  std::string Indexed;
+/// An input read for --to-json, written by writeJSON.
+struct JSONInput {
+  std::string Indexed; // the indexed bytes of an input that is not
+  IndexedProfileInfo Info;
+  CounterProfile Counters;
+  std::optional<IndexedMemProf> MemProf;
+  MemProfSummary Summary;
+  std::optional<ProfileNames> Names;
+};
+
+Expected<std::unique_ptr<JSONInput>> readForJSON(StringRef Path, StringRef Data,
+                                                 Form F, const Options &O) {
   if (F == Form::Raw || F == Form::RawText)
     return makeError(ErrorCode::Usage,
                      formName(F) + " has no JSON form: raw profiles hold "
                                    "addresses, not frames; merge them with "
                                    "memprof-merge first, or use --to-text");
-  if (Error E = asIndexed(Path, Data, F, O, Indexed))
-    return E;
-  IndexedProfileInfo Info;
+  auto In = std::make_unique<JSONInput>();
+  if (Error E = asIndexed(Path, Data, F, O, In->Indexed))
+    return std::move(E);
   std::optional<MemProfSummary> Stored;
-  CounterProfile Counters;
-  auto P = readIndexedProfile(Data, &Info, &Stored, &Counters);
+  auto P = readIndexedProfile(Data, &In->Info, &Stored, &In->Counters);
   if (!P)
     return P.takeError();
-  std::string Out;
-  raw_string_ostream OS(Out);
-  std::optional<ProfileNames> Names = namesOf(Path, Data);
-  ProfileJSONParts Parts;
-  if (Counters.Present)
-    Parts.Counters = &Counters;
-  MemProfSummary Summary;
-  if (Info.MemProfVersion != 0) {
-    Summary = Stored ? *Stored : computeReaderSummary(*P);
-    Parts.MemProf = &*P;
-    Parts.MemProfVersion = unsigned(Info.MemProfVersion);
-    Parts.Schema = Info.Schema;
-    Parts.Summary = &Summary;
+  if (In->Info.MemProfVersion != 0) {
+    In->Summary = Stored ? *Stored : computeReaderSummary(*P);
+    In->MemProf = std::move(*P);
   }
-  Parts.Names = Names ? &*Names : nullptr;
+  In->Names = namesOf(Path, Data);
+  return std::move(In);
+}
+
+void writeJSON(const JSONInput &In, unsigned FormatVersion, raw_ostream &OS,
+               tool::ProgressLine &Progress) {
+  ProfileJSONParts Parts;
+  if (In.Counters.Present)
+    Parts.Counters = &In.Counters;
+  if (In.MemProf) {
+    Parts.MemProf = &*In.MemProf;
+    Parts.MemProfVersion = unsigned(In.Info.MemProfVersion);
+    Parts.Schema = In.Info.Schema;
+    Parts.Summary = &In.Summary;
+  }
+  Parts.Names = In.Names ? &*In.Names : nullptr;
+  Parts.FormatVersion = FormatVersion;
+  auto Tick = [&](uint64_t Done, uint64_t Total) {
+    Progress.update(Done, Total, "records");
+  };
+  Parts.Progress = Tick;
   writeProfileJSON(OS, Parts);
-  return Out;
 }
 
 Expected<std::string> toRaw(StringRef Data, Form F) {
@@ -461,6 +478,8 @@ int main(int argc, char **argv) {
   bool ToPprof = false, ToFlameGraph = false, ToFolded = false;
   std::string WeightArg = "bytes", DiffBase, Title;
   bool FullNames = false, NoGaps = false;
+  unsigned JSONFormat = MemProfJSONVersion;
+  std::string Progress = "auto";
   ModuleSearch Search;
   bool FullSchemaFlag = false;
   Options O;
@@ -514,6 +533,19 @@ int main(int argc, char **argv) {
                "--to-pprof, --to-flamegraph, --to-folded: drop the frames of "
                "raw inputs that cannot be symbolized, as memprof-merge does");
   tool::addModuleSearchOptions(App, Search);
+  App.add_option("--json-format", JSONFormat,
+                 "--to-json: the layout's format_version: 2 (files, "
+                 "functions, frames and stacks once each, referred to by "
+                 "id) or 1 (every frame of every stack in full, as before "
+                 "version 2; many times larger)")
+      ->check(CLI::IsMember({1u, 2u}))
+      ->capture_default_str();
+  App.add_option("--progress", Progress,
+                 "How far --to-json and the pictures have come, on stderr at "
+                 "most once a second: auto (on a terminal, once the run "
+                 "takes over a second), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
   App.add_option("--input-format", InputFormat,
                  "What the input is: auto (recognized from its content), "
                  "indexed, raw, yaml, raw-text, profraw or proftext (LLVM's "
@@ -563,12 +595,15 @@ int main(int argc, char **argv) {
       "and JSON forms.");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
+  tool::ProgressLine Progressed(Progress);
   if (int(ToText) + int(ToIndexed) + int(ToRaw) + int(ToJSON) +
           int(ToPprof) + int(ToFlameGraph) + int(ToFolded) !=
       1)
     tool::fatal("", "give exactly one of --to-text, --to-indexed, --to-raw, "
                     "--to-json, --to-pprof, --to-flamegraph and --to-folded "
                     "(see --help)");
+  if (App.count("--json-format") && !ToJSON)
+    tool::fatal("", "--json-format goes with --to-json (see --help)");
   if (!DiffBase.empty() && !ToPprof)
     tool::fatal("", "--diff-base goes with --to-pprof (memprof-show --diff "
                     "compares profiles in text and JSON)");
@@ -598,18 +633,36 @@ int main(int argc, char **argv) {
     Opts.TopContexts = SIZE_MAX;
     Opts.InternFrames = true;
     Report R = tool::loadReport({Input}, Search, false, !NoGaps, Opts);
-    std::string Out;
-    raw_string_ostream OS(Out);
+    auto Tick = [&](uint64_t Done, uint64_t Total) {
+      Progressed.update(Done, Total, "contexts");
+    };
+    // Written as they are made (the folded stacks of a large profile run
+    // to hundreds of megabytes): to standard output, or to a temporary
+    // file renamed into place.
+    auto Emit = [&](function_ref<void(raw_ostream &)> Write) {
+      if (Output.empty() || Output == "-") {
+        Write(outs());
+        tool::finishStdout();
+        return;
+      }
+      if (Error E = tool::writeFileAtomically(Output, [&](raw_ostream &OS) {
+            Write(OS);
+            return Error::success();
+          }))
+        tool::fatal(Output, std::move(E));
+    };
     if (ToPprof) {
       std::optional<Report> Base;
       if (!DiffBase.empty())
         Base = tool::loadReport({DiffBase}, Search, false, !NoGaps, Opts);
-      auto P = writePprof(R, Base ? &*Base : nullptr);
+      auto P = writePprof(R, Base ? &*Base : nullptr, Tick);
       if (!P)
         tool::fatal(Input, P.takeError());
-      Out = std::move(*P);
+      Emit([&](raw_ostream &OS) { OS << *P; });
     } else if (ToFolded) {
-      writeFolded(R, *parseWeight(WeightArg), FullNames, OS);
+      Emit([&](raw_ostream &OS) {
+        writeFolded(R, *parseWeight(WeightArg), FullNames, OS, Tick);
+      });
     } else {
       FlameGraphOptions FO;
       FO.W = *parseWeight(WeightArg);
@@ -618,15 +671,8 @@ int main(int argc, char **argv) {
                                      sys::path::filename(Input).str() + " (" +
                                      weightName(FO.W).str() + ")"
                                : Title;
-      writeFlameGraph(R, FO, OS);
+      Emit([&](raw_ostream &OS) { writeFlameGraph(R, FO, OS, Tick); });
     }
-    if (Output.empty() || Output == "-") {
-      outs() << Out;
-      tool::finishStdout();
-      return 0;
-    }
-    if (Error E = tool::writeFileAtomically(Output, Out))
-      tool::fatal(Output, std::move(E));
     return 0;
   }
   O.MemProfVersionGiven = App.count("--memprof-version") > 0;
@@ -671,11 +717,26 @@ int main(int argc, char **argv) {
   if (!F)
     tool::fatal(Name, F.takeError());
 
-  Expected<std::string> Result =
-      ToText      ? toText(Name, Data, *F, O)
-      : ToIndexed ? toIndexed(Name, Data, *F, O)
-      : ToRaw     ? toRaw(Data, *F)
-                  : toJSON(Name, Data, *F, O);
+  if (ToJSON) {
+    // Read first (an error leaves no output), then written as it is made.
+    auto In = readForJSON(Name, Data, *F, O);
+    if (!In)
+      tool::fatal(Name, In.takeError());
+    if (Output.empty() || Output == "-") {
+      writeJSON(**In, JSONFormat, outs(), Progressed);
+      tool::finishStdout();
+      return 0;
+    }
+    if (Error E = tool::writeFileAtomically(Output, [&](raw_ostream &OS) {
+          writeJSON(**In, JSONFormat, OS, Progressed);
+          return Error::success();
+        }))
+      tool::fatal(Output, std::move(E));
+    return 0;
+  }
+  Expected<std::string> Result = ToText      ? toText(Name, Data, *F, O)
+                                 : ToIndexed ? toIndexed(Name, Data, *F, O)
+                                             : toRaw(Data, *F);
   if (!Result)
     tool::fatal(Name, Result.takeError());
 

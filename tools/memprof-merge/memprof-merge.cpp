@@ -12,13 +12,11 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <optional>
 
@@ -207,45 +205,6 @@ void reportSaturatedSites(const IndexedMemProf &P, ArrayRef<uint8_t> Schema,
     tool::warning("", "  and " + Twine(Sites.size() - MaxListed) +
                           " more contexts");
 }
-
-/// "memprof-merge: 1200 of 10000 inputs (12%), 350 MB, 4 s" on stderr, at
-/// most once a second: in place on a terminal, a line each otherwise.
-/// "auto" shows it on a terminal once the merge has taken a second.
-class ProgressLine {
-public:
-  ProgressLine(StringRef Mode, bool Quiet, size_t Total)
-      : Total(Total), Terminal(sys::Process::StandardErrIsDisplayed()),
-        Always(Mode == "always"),
-        On(Mode == "always" || (Mode == "auto" && !Quiet && Terminal)),
-        Start(std::chrono::steady_clock::now()), Last(Start) {}
-
-  void update(size_t Done, uint64_t Bytes) {
-    if (!On)
-      return;
-    auto Now = std::chrono::steady_clock::now();
-    bool Final = Done == Total;
-    if (!Always && Now - Start < std::chrono::seconds(1))
-      return;
-    if (!Final && Printed && Now - Last < std::chrono::seconds(1))
-      return;
-    if (Final && !Printed && !Always)
-      return; // a short merge: no progress to show
-    Last = Now;
-    Printed = true;
-    auto Secs = std::chrono::duration_cast<std::chrono::seconds>(Now - Start);
-    errs() << (Terminal ? "\r" : "") << "memprof-merge" << ": " << Done
-           << " of " << Total << " inputs (" << (Done * 100 / Total) << "%), "
-           << (Bytes >> 20) << " MiB, " << Secs.count() << " s"
-           << (Terminal ? "\x1b[K" : "\n");
-    if (Final && Terminal)
-      errs() << "\n";
-  }
-
-private:
-  size_t Total;
-  bool Terminal, Always, On, Printed = false;
-  std::chrono::steady_clock::time_point Start, Last;
-};
 
 } // namespace
 
@@ -441,7 +400,7 @@ int main(int argc, char **argv) {
   const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
   unsigned Bad = 0, Used = 0, MemProfInputs = 0, RawMemProfInputs = 0;
   bool CounterHintGiven = false;
-  ProgressLine Progressed(Progress, Quiet, Inputs.size());
+  tool::ProgressLine Progressed(Progress, Quiet);
   uint64_t BytesRead = 0;
   for (size_t Begin = 0; Begin < Inputs.size(); Begin += BatchSize) {
     size_t End = std::min(Inputs.size(), Begin + BatchSize);
@@ -508,7 +467,8 @@ int main(int argc, char **argv) {
       }
       ++Used;
     }
-    Progressed.update(End, BytesRead);
+    Progressed.update(End, Inputs.size(), "inputs",
+                      ", " + utostr(BytesRead >> 20) + " MiB");
   }
   // What the search for binaries met (files refused, debuginfod), also
   // when the merge fails: it may be why.

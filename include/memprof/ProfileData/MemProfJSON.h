@@ -2,9 +2,12 @@
 //
 // A JSON form of an indexed MemProf profile for scripts (docs/text-formats.md):
 // the section version, the schema, the summary, and every record with its
-// allocation sites (frames, context id, every schema field, the class LLVM's
-// default thresholds give) and call sites (frames, callee GUIDs), with names
-// and source locations where the profile carries them.
+// allocation sites (stack, context id, every schema field, the class LLVM's
+// default thresholds give) and call sites (stack, callees), with names and
+// source locations where the profile carries them. Format version 2 states
+// each file, function, frame and stack once, in tables the records refer to
+// by id, so its size follows the profile's; version 1 repeats every frame of
+// every stack in full.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPROF_PROFILEDATA_MEMPROFJSON_H
@@ -15,21 +18,27 @@
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace memprof {
 
-/// Version of the JSON layout ("format_version"); bumped on any change that
-/// is not a pure addition.
-constexpr unsigned MemProfJSONVersion = 1;
+/// Version of the JSON layout ("format_version") written by default; bumped
+/// on any change that is not a pure addition.
+constexpr unsigned MemProfJSONVersion = 2;
+/// The versions writeProfileJSON writes: 1, the records with every frame
+/// in full, and 2, the records over tables of files, functions, frames and
+/// stacks.
+constexpr unsigned MemProfJSONOldestVersion = 1;
 
 /// Writes \p P as JSON; MIB fields are those of \p Schema, in field order.
-/// With \p Names, records and frames also carry the names and source
+/// With \p Names, functions and frames also carry the names and source
 /// locations it knows.
 void writeMemProfJSON(llvm::raw_ostream &OS, const IndexedMemProf &P,
                       unsigned MemProfVersion, llvm::ArrayRef<uint8_t> Schema,
                       const MemProfSummary &Summary,
-                      const ProfileNames *Names = nullptr);
+                      const ProfileNames *Names = nullptr,
+                      unsigned FormatVersion = MemProfJSONVersion);
 
 /// The parts of one profile file for writeProfileJSON; any may be absent.
 struct ProfileJSONParts {
@@ -39,6 +48,10 @@ struct ProfileJSONParts {
   llvm::ArrayRef<uint8_t> Schema;
   const MemProfSummary *Summary = nullptr; // with MemProf
   const ProfileNames *Names = nullptr;
+  /// The layout: MemProfJSONOldestVersion to MemProfJSONVersion.
+  unsigned FormatVersion = MemProfJSONVersion;
+  /// Called as records are written: (records done, records).
+  llvm::function_ref<void(uint64_t, uint64_t)> Progress;
 };
 
 /// Writes a whole profile as JSON: the MemProf keys of writeMemProfJSON when

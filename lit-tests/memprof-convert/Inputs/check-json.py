@@ -3,15 +3,23 @@
 
   check-json.py JSON YAML
 
-JSON is memprof-convert's output; YAML is what llvm-profdata-22 show --memory
-printed for the same indexed file. Asserts the documented layout
-(docs/text-formats.md) and that every value agrees with the YAML: record
-order and GUIDs, frames, every MemInfoBlock field of the schema, call sites
-and callee GUIDs, the summary, and each site's class under LLVM's default
-thresholds (recomputed here in single precision). Prints a one-line summary.
+JSON is memprof-convert's output, format version 1 or 2; YAML is what
+llvm-profdata-22 show --memory printed for the same indexed file. Asserts
+the documented layout (docs/text-formats.md) and that every value agrees
+with the YAML: record order and GUIDs, frames, every MemInfoBlock field of
+the schema, call sites and callee GUIDs, the summary, and each site's class
+under LLVM's default thresholds (recomputed here in single precision).
+Version 2's tables are checked (ids, each file, function, frame and stack
+once, parents before children), then it is read as version 1 through
+lit-tests/tools/memprof_json.py and checked as version 1 is. Prints a
+one-line summary.
 """
-import json, re, struct, sys
+import json, os, re, struct, sys
 import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools"))
+from memprof_json import stacks_of, to_v1
 
 
 def f32(x):
@@ -73,9 +81,68 @@ def frames_equal(jframes, yframes, where):
             fail("%s: GUID %s is not printed as LLVM prints it" % (where, j["function"]))
 
 
+def check_v2(doc):
+    """Version 2's tables: ids are indexes plus 1, every entry is distinct,
+    references point at entries, and a stack's parent precedes it."""
+    def ids(table, keys, optional=()):
+        for i, e in enumerate(doc[table]):
+            if e.get("id") != i + 1:
+                fail("%s %d: id %r" % (table, i + 1, e.get("id")))
+            if not set(keys) <= set(e) <= set(keys) | set(optional) | {"id"}:
+                fail("%s %d: keys %s" % (table, i + 1, sorted(e)))
+    def ref(table, v, where):
+        if not isinstance(v, int) or not 1 <= v <= len(doc[table]):
+            fail("%s: %r is no %s id" % (where, v, table))
+    if len(set(doc["files"])) != len(doc["files"]):
+        fail("a file is listed twice")
+    ids("functions", ["guid"], ["name", "demangled_name", "decl_file", "decl_line"])
+    if len({f["guid"] for f in doc["functions"]}) != len(doc["functions"]):
+        fail("a function is listed twice")
+    for f in doc["functions"]:
+        if "decl_file" in f:
+            ref("files", f["decl_file"], "function %d" % f["id"])
+    ids("frames", ["function", "line_offset", "column", "inline"], ["file", "line"])
+    seen = set()
+    for f in doc["frames"]:
+        ref("functions", f["function"], "frame %d" % f["id"])
+        if "file" in f:
+            ref("files", f["file"], "frame %d" % f["id"])
+        key = (f["function"], f["line_offset"], f["column"], f["inline"])
+        if key in seen:
+            fail("frame %d is listed twice" % f["id"])
+        seen.add(key)
+    ids("stacks", ["frames"], ["parent"])
+    for s in doc["stacks"]:
+        for f in s["frames"]:
+            ref("frames", f, "stack %d" % s["id"])
+    full = stacks_of(doc)
+    if len(set(map(tuple, full[1:]))) != len(doc["stacks"]):
+        fail("a stack is listed twice")
+    for r in doc["records"]:
+        if set(r) != {"function", "alloc_sites", "call_sites"}:
+            fail("record keys %s" % sorted(r))
+        ref("functions", r["function"], "a record")
+        for a in r["alloc_sites"]:
+            if set(a) != {"context_id", "class", "stack", "mib"}:
+                fail("alloc site keys %s" % sorted(a))
+            ref("stacks", a["stack"], "an alloc site")
+            if len(a["mib"]) != len(doc["schema"]):
+                fail("an alloc site's mib has %d values" % len(a["mib"]))
+        for c in r["call_sites"]:
+            if set(c) != {"stack", "callees"}:
+                fail("call site keys %s" % sorted(c))
+            ref("stacks", c["stack"], "a call site")
+            for g in c["callees"]:
+                ref("functions", g, "a callee")
+
+
 def main():
     with open(sys.argv[1]) as f:
         doc = json.load(f)
+    version = doc.get("format_version")
+    if doc.get("format") == "memprof-json" and version == 2:
+        check_v2(doc)
+        doc = to_v1(doc)
     with open(sys.argv[2]) as f:
         text = f.read()
     docs = [d for d in yaml.safe_load_all(text) if d is not None]
@@ -141,8 +208,8 @@ def main():
             ncall += 1
     if len(set(contexts.values())) != len(contexts):
         fail("two stacks share a context id")
-    print("json ok: %d records, %d alloc sites, %d call sites, %d fields, %d names" % (
-        len(records), nalloc, ncall, len(schema), len(NAMES)))
+    print("json ok: version %d, %d records, %d alloc sites, %d call sites, %d fields, %d names" % (
+        version, len(records), nalloc, ncall, len(schema), len(NAMES)))
 
 
 main()
