@@ -134,21 +134,34 @@ void writeFolded(const Report &R, Weight W, bool FullNames, raw_ostream &OS,
   }
   tick(Progress, R.Contexts.size(), R.Contexts.size());
 
-  // The lines sorted by their stacks' bytes, as before the weight.
-  std::vector<std::pair<std::string, uint64_t>> Lines;
-  Lines.reserve(Order.size());
+  // The lines sorted by their stacks' bytes (the labels joined by ';'),
+  // compared label by label without joining them: at the first label that
+  // differs, its bytes decide, unless one label is a prefix of the other;
+  // then what follows the shorter one in its line (';' before a next label,
+  // or the end of the stack) decides. No label holds ';'.
+  auto Less = [&](ArrayRef<uint32_t> A, ArrayRef<uint32_t> B) {
+    size_t N = std::min(A.size(), B.size()), I = 0;
+    while (I < N && A[I] == B[I])
+      ++I;
+    if (I == N)
+      return A.size() < B.size();
+    StringRef X = Ids.text(A[I]), Y = Ids.text(B[I]);
+    size_t Common = std::min(X.size(), Y.size());
+    if (int C = X.take_front(Common).compare(Y.take_front(Common)))
+      return C < 0;
+    if (X.size() < Y.size()) // X ends first
+      return I + 1 == A.size() || ';' < static_cast<unsigned char>(Y[Common]);
+    return I + 1 != B.size() && static_cast<unsigned char>(X[Common]) < ';';
+  };
+  llvm::sort(Order, Less);
   for (ArrayRef<uint32_t> S : Order) {
-    std::string L;
-    for (uint32_t X : S) {
-      if (!L.empty())
-        L += ';';
-      L += Ids.text(X);
+    for (size_t I = 0; I < S.size(); ++I) {
+      if (I)
+        OS << ';';
+      OS << Ids.text(S[I]);
     }
-    Lines.emplace_back(std::move(L), Sums.find(S)->second);
+    OS << ' ' << Sums.find(S)->second << '\n';
   }
-  llvm::sort(Lines, [](const auto &A, const auto &B) { return A.first < B.first; });
-  for (const auto &[Stack, V] : Lines)
-    OS << Stack << ' ' << V << '\n';
 }
 
 //===----------------------------------------------------------------------===//

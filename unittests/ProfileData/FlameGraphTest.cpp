@@ -293,4 +293,39 @@ TEST(FlameGraph, TooltipFullNamesInContextOrder) {
   EXPECT_EQ(svg(interned(R)), S);
 }
 
+// Folded lines sort by their stacks' bytes although they are compared label
+// by label: where one label begins another, what follows the shorter one
+// (';', or the end of its stack) against the longer one's next byte decides.
+TEST(FlameGraph, FoldedOrderIsBytewise) {
+  Report R;
+  std::vector<std::vector<std::string>> Stacks = {
+      {"a<", "z"}, {"a", "x"}, {"a b"}, {"a"},   {"a", "x", "y"},
+      {"a!"},      {"b"},      {"a", "w"}, {"a;"}, {"a:"}, {"a b", "c"}};
+  for (const auto &S : Stacks) {
+    std::vector<ReportFrame> Frames;
+    for (auto It = S.rbegin(); It != S.rend(); ++It) // leaf first
+      Frames.push_back(frame(*It));
+    R.Contexts.push_back(context(Frames, 1, 1, AllocClass::NotCold));
+  }
+  std::vector<std::string> Want;
+  for (const auto &S : Stacks) {
+    std::string L;
+    for (const std::string &F : S)
+      L += (L.empty() ? "" : ";") + StringRef(F).str();
+    Want.push_back(L);
+  }
+  // "a;" is written "a:" (';' is the separator): one line of weight 2.
+  for (std::string &W : Want)
+    if (W == "a;")
+      W = "a:";
+  llvm::sort(Want);
+  Want.erase(std::unique(Want.begin(), Want.end()), Want.end());
+  std::string Expected;
+  for (const std::string &W : Want)
+    Expected += W + (W == "a:" ? " 2\n" : " 1\n");
+  // Full names: short ones would fold "a<".
+  EXPECT_EQ(folded(R, Weight::Bytes, /*FullNames=*/true), Expected);
+  EXPECT_EQ(folded(interned(R), Weight::Bytes, /*FullNames=*/true), Expected);
+}
+
 } // namespace
