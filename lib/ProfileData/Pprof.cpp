@@ -128,8 +128,6 @@ public:
         KnownPaths.try_emplace(M.BuildId, M.Path);
   }
 
-  /// Appends one sample of \p C, its values negated and labelled as pprof's
-  /// -diff_base labels the base when \p IsBase.
   /// What is known of one report's frames (each entry of its
   /// ContextFrames): their functions and, for the frames above the
   /// allocation site, their locations, found once.
@@ -144,6 +142,9 @@ public:
     BumpPtrAllocator RunKeys;
   };
 
+  /// Appends one sample of the report's context \p Index, its values
+  /// negated and labelled as pprof's -diff_base labels the base when
+  /// \p IsBase.
   void addSample(FrameCache &FC, size_t Index, ArrayRef<MIBTag> Fields,
                  bool IsBase) {
     const ReportContext &C = FC.Frames.report().Contexts[Index];
@@ -162,16 +163,16 @@ public:
     for (int64_t V : Values)
       S->add_value(V);
     addLocations(FC, Index, *S);
-    auto Label = [&](int64_t Key, int64_t Value) {
+    auto Label = [&](StringRef Key, StringRef Value) {
       pb::Label *L = S->add_label();
-      L->set_key(Key);
-      L->set_str(Value);
+      L->set_key(str(Key));
+      L->set_str(str(Value));
     };
     if (C.Class)
-      Label(str("class"), str(allocClassName(*C.Class)));
-    Label(str("context_id"), str(hexValue(C.Id)));
+      Label("class", allocClassName(*C.Class));
+    Label("context_id", hexValue(C.Id));
     if (IsBase)
-      Label(str("pprof::base"), str("true"));
+      Label("pprof::base", "true");
   }
 
   /// Gives the mappings their final ids and writes them. pprof names the

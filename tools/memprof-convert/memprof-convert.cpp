@@ -377,7 +377,7 @@ Expected<std::string> toText(StringRef Path, StringRef Data, Form F,
 
 /// An input read for --to-json, written by writeJSON.
 struct JSONInput {
-  std::string Indexed; // the indexed bytes of an input that is not
+  std::string Indexed; // an input's indexed bytes, when it is not indexed
   IndexedProfileInfo Info;
   CounterProfile Counters;
   std::optional<IndexedMemProf> MemProf;
@@ -425,6 +425,22 @@ void writeJSON(const JSONInput &In, unsigned FormatVersion, raw_ostream &OS,
   };
   Parts.Progress = Tick;
   writeProfileJSON(OS, Parts);
+}
+
+/// Writes an output as \p Write makes it, never whole in memory: to
+/// standard output (no -o, or -o -), or to a temporary file beside \p Output
+/// renamed into place.
+void emit(StringRef Output, function_ref<void(raw_ostream &)> Write) {
+  if (Output.empty() || Output == "-") {
+    Write(outs());
+    tool::finishStdout();
+    return;
+  }
+  if (Error E = tool::writeFileAtomically(Output, [&](raw_ostream &OS) {
+        Write(OS);
+        return Error::success();
+      }))
+    tool::fatal(Output, std::move(E));
 }
 
 Expected<std::string> toRaw(StringRef Data, Form F) {
@@ -636,21 +652,8 @@ int main(int argc, char **argv) {
     auto Tick = [&](uint64_t Done, uint64_t Total) {
       Progressed.update(Done, Total, "contexts");
     };
-    // Written as they are made (the folded stacks of a large profile run
-    // to hundreds of megabytes): to standard output, or to a temporary
-    // file renamed into place.
-    auto Emit = [&](function_ref<void(raw_ostream &)> Write) {
-      if (Output.empty() || Output == "-") {
-        Write(outs());
-        tool::finishStdout();
-        return;
-      }
-      if (Error E = tool::writeFileAtomically(Output, [&](raw_ostream &OS) {
-            Write(OS);
-            return Error::success();
-          }))
-        tool::fatal(Output, std::move(E));
-    };
+    // The folded stacks of a large profile run to hundreds of megabytes:
+    // written as they are made.
     if (ToPprof) {
       std::optional<Report> Base;
       if (!DiffBase.empty())
@@ -658,9 +661,9 @@ int main(int argc, char **argv) {
       auto P = writePprof(R, Base ? &*Base : nullptr, Tick);
       if (!P)
         tool::fatal(Input, P.takeError());
-      Emit([&](raw_ostream &OS) { OS << *P; });
+      emit(Output, [&](raw_ostream &OS) { OS << *P; });
     } else if (ToFolded) {
-      Emit([&](raw_ostream &OS) {
+      emit(Output, [&](raw_ostream &OS) {
         writeFolded(R, *parseWeight(WeightArg), FullNames, OS, Tick);
       });
     } else {
@@ -671,7 +674,7 @@ int main(int argc, char **argv) {
                                      sys::path::filename(Input).str() + " (" +
                                      weightName(FO.W).str() + ")"
                                : Title;
-      Emit([&](raw_ostream &OS) { writeFlameGraph(R, FO, OS, Tick); });
+      emit(Output, [&](raw_ostream &OS) { writeFlameGraph(R, FO, OS, Tick); });
     }
     return 0;
   }
@@ -722,16 +725,9 @@ int main(int argc, char **argv) {
     auto In = readForJSON(Name, Data, *F, O);
     if (!In)
       tool::fatal(Name, In.takeError());
-    if (Output.empty() || Output == "-") {
-      writeJSON(**In, JSONFormat, outs(), Progressed);
-      tool::finishStdout();
-      return 0;
-    }
-    if (Error E = tool::writeFileAtomically(Output, [&](raw_ostream &OS) {
-          writeJSON(**In, JSONFormat, OS, Progressed);
-          return Error::success();
-        }))
-      tool::fatal(Output, std::move(E));
+    emit(Output, [&](raw_ostream &OS) {
+      writeJSON(**In, JSONFormat, OS, Progressed);
+    });
     return 0;
   }
   Expected<std::string> Result = ToText      ? toText(Name, Data, *F, O)
