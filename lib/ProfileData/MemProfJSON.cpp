@@ -230,7 +230,8 @@ public:
             SourceLocation L = Names->location(F.Function, F.LineOffset);
             if (L.known()) {
               E.attribute("file", int64_t(FileIds.find(L.File)->second));
-              E.attribute("line", int64_t(L.Line));
+              if (L.Line) // 0: unknown (code of no one line), as version 1
+                E.attribute("line", int64_t(L.Line));
             }
           }
         });

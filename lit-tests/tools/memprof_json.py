@@ -64,7 +64,8 @@ def to_v1(doc):
                     "inline": f["inline"]}, f["function"])
         if "file" in f:
             v1["file"] = files[f["file"]]
-            v1["line"] = f["line"]
+            if "line" in f:  # left out for line 0, as in version 1
+                v1["line"] = f["line"]
         frames.append(v1)
     stacks = stacks_of(doc)
 
