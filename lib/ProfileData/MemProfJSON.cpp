@@ -372,7 +372,9 @@ void writeMemProfKeysV2(json::OStream &J, const IndexedMemProf &P,
   T.writeStacks(J);
   uint64_t Done = 0;
   J.attributeArray("records", [&] {
-    for (const auto &[Guid, R] : P.Records) {
+    for (const auto &KV : P.Records) {
+      const GUID Guid = KV.first; // not a structured binding: captured below
+      const IndexedRecord &R = KV.second;
       if (Progress && ++Done % 1024 == 0)
         Progress(Done, P.Records.size());
       Tables::compact(J, [&](json::OStream &E) {
