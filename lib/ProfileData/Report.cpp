@@ -10,6 +10,7 @@
 #include "memprof/ProfileData/Export.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -318,7 +319,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   ReportSummary &S = R.Summary;
   std::vector<Candidate> Selected;
   std::set<GUID> Functions;
-  std::set<std::tuple<GUID, uint32_t, uint32_t, bool>> Frames;
+  DenseSet<FrameKey> Frames; // counted only: no order needed
   std::map<std::string, ModuleTotals> Modules;
   std::set<GUID> GapFrames;
   uint32_t KnownUnion = 0;
@@ -343,7 +344,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
         continue;
       }
       Functions.insert(F.Function);
-      Frames.insert({F.Function, F.LineOffset, F.Column, F.IsInlineFrame});
+      Frames.insert(FrameKey{F});
     }
     if (HasGap)
       addTo(S.WithGaps, I);
@@ -431,8 +432,8 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   S.Frames = Frames.size();
   S.GapFrames = GapFrames.size();
   S.GapsShown = M.keepsGaps();
-  for (const auto &F : Frames) {
-    SourceLocation L = Names.location(std::get<0>(F), std::get<1>(F));
+  for (const FrameKey &K : Frames) {
+    SourceLocation L = Names.location(K.F.Function, K.F.LineOffset);
     S.FramesWithLocation += L.known() && L.Line != 0; // line 0: unknown
   }
 
