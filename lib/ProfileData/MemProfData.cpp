@@ -97,17 +97,6 @@ unsigned leadingChainCopies(ArrayRef<Frame> Frames, GUID Function) {
 }
 
 std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P) {
-  // The leaf function of each stack, looked up once per stack id.
-  auto LeafOf = [&](CallStackId Id, GUID &Leaf) {
-    auto It = P.CallStacks.find(Id);
-    if (It == P.CallStacks.end() || It->second.empty())
-      return false;
-    auto FI = P.Frames.find(It->second.front());
-    if (FI == P.Frames.end())
-      return false;
-    Leaf = FI->second.Function;
-    return true;
-  };
   // Which record each context is read from: its leaf function's, else the
   // first holding it. Keys are stack ids from the file: no DenseMap.
   struct Source {
@@ -121,10 +110,11 @@ std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P) {
     for (const IndexedAllocSite &AS : Rec.AllocSites) {
       auto It = Sources.find(AS.CSId);
       if (It == Sources.end()) {
-        GUID Leaf;
-        if (!LeafOf(AS.CSId, Leaf))
+        // The leaf, looked up once per stack id.
+        std::optional<GUID> Leaf = P.leafFunction(AS.CSId);
+        if (!Leaf)
           continue;
-        It = Sources.insert({AS.CSId, Source{Guid, Leaf, Leaf == Guid, {}}})
+        It = Sources.insert({AS.CSId, Source{Guid, *Leaf, *Leaf == Guid, {}}})
                  .first;
       } else if (!It->second.FromLeaf && Guid == It->second.Leaf) {
         It->second.Record = Guid;
@@ -168,6 +158,16 @@ void IndexedMemProf::copyCallStack(const IndexedMemProf &From,
       Frames.try_emplace(F, FI->second);
   }
   CallStacks.try_emplace(Id, It->second);
+}
+
+std::optional<GUID> IndexedMemProf::leafFunction(CallStackId CS) const {
+  auto It = CallStacks.find(CS);
+  if (It == CallStacks.end() || It->second.empty())
+    return std::nullopt;
+  auto FI = Frames.find(It->second.front());
+  if (FI == Frames.end())
+    return std::nullopt;
+  return FI->second.Function;
 }
 
 SmallVector<Frame, 8> IndexedMemProf::stackFrames(CallStackId CS) const {

@@ -244,8 +244,7 @@ void observeNames(const IndexedMemProf &P, const ProfileNames &From,
   // be another in the merge (the smallest of several programs' wins).
   for (const auto &KV : P.Records)
     for (const IndexedAllocSite &AS : KV.second.AllocSites)
-      if (auto Fs = P.stackFrames(AS.CSId);
-          !Fs.empty() && Fs.front().Function == KV.first)
+      if (P.leafFunction(AS.CSId) == KV.first)
         Into.addSiteModule(AS.CSId, From.contextModule(AS.CSId, KV.first));
   for (StringRef Program : From.programs()) {
     Into.addProgram(Program);
@@ -432,11 +431,11 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   for (const auto &KV : P.Records)
     for (const IndexedAllocSite &AS : KV.second.AllocSites) {
       StringRef M = Names.siteModule(AS.CSId);
-      auto Fs = P.stackFrames(AS.CSId);
-      if (M.empty() || Fs.empty() || Sites.count(AS.CSId))
+      std::optional<GUID> Leaf = P.leafFunction(AS.CSId);
+      if (M.empty() || !Leaf || Sites.count(AS.CSId))
         continue;
-      const FunctionNameInfo *Leaf = Names.function(Fs.front().Function);
-      if (!Leaf || Leaf->BuildId != M)
+      const FunctionNameInfo *N = Names.function(*Leaf);
+      if (!N || N->BuildId != M)
         Sites[AS.CSId] = M;
     }
   const std::set<StringRef> &Programs = Names.programs();

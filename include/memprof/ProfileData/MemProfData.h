@@ -17,6 +17,7 @@
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -122,6 +123,9 @@ struct IndexedMemProf {
 
   /// The frames of stack \p CS, leaf first; empty if unknown.
   llvm::SmallVector<Frame, 8> stackFrames(CallStackId CS) const;
+  /// The function of stack \p CS's leaf frame (the allocation site's), with
+  /// no copy of the stack; none if the stack or that frame is unknown.
+  std::optional<GUID> leafFunction(CallStackId CS) const;
 };
 
 /// One allocation context of an indexed profile: its stack and its block.
