@@ -38,6 +38,21 @@ static const uint32_t NumMIBFields = 27;
 static const uint64_t ModulePathsMagic = 0x485450444f4d504dULL;
 static const uint64_t ModulePathMaxSize = 4096;
 
+/* memprof's heap section (docs/heap-data.md): live and peak values per
+ * context and a timeline, after the module paths (or the stack section),
+ * inside TotalSize, 8-aligned. All fields u64:
+ *   HeapMagic ("MPHEAPV1"), Flags (HeapFlagExitDump), DumpTimeMs,
+ *   PeakTimeMs, PeakBytes, PeakBlocks, NumContexts, NumSamples,
+ *   NumContexts x { StackId, LiveBytes, LiveBlocks, PeakBytes, PeakBlocks },
+ *   NumSamples x { TimeMs, TotalBytes, NumTop (<= HeapMaxTop),
+ *                  NumTop x { StackId, Bytes } } */
+static const uint64_t HeapMagic = 0x315650414548504DULL;
+static const uint64_t HeapFlagExitDump = 1;
+static const uint64_t HeapHeaderWords = 8;
+static const uint64_t HeapContextWords = 5;
+static const uint64_t HeapMaxTop = 8;
+static const uint64_t HeapMaxSamples = 4096;
+
 /* Histogram counter encoding of raw v5: 4-bit exponent, 12-bit mantissa. */
 static const uint64_t HistogramMaxEncodable = 4095ULL << 15;
 
