@@ -133,6 +133,16 @@ uint64_t monotonicNs() {
   return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
 }
 
+/// CLOCK_MONOTONIC, for timing the rare work the runtime rations (the
+/// timeline's scans).
+uint64_t preciseNs() {
+  timespec Ts;
+  ClockFn F = VdsoClockGettime;
+  if (!F || F(CLOCK_MONOTONIC, &Ts) != 0)
+    clock_gettime(CLOCK_MONOTONIC, &Ts);
+  return uint64_t(Ts.tv_sec) * 1000000000ull + uint64_t(Ts.tv_nsec);
+}
+
 bool glibcAtLeast(unsigned Major, unsigned Minor) {
   const char *V = gnu_get_libc_version();
   unsigned Ma = 0, Mi = 0;
@@ -479,6 +489,94 @@ Shard Shards[NumShards];
 static_assert(NumShards == 64, "the shard takes 6 bits of the tail");
 uint32_t NextShard;
 
+//===-- Heap values: live, peak and the timeline (docs/heap-data.md) ------===//
+
+/// The process's live total and peak, and the timeline. LiveBytes is
+/// written by every recorded allocation and free (one atomic add: exact in
+/// the order they are applied); the peak's line by each new peak; the
+/// sampling thresholds by each sample. A context's value at the peak is
+/// captured lazily: an entry records the peak generation it last saw, and
+/// the first change after a newer peak first copies its live values, which
+/// have not changed since that peak (heapCapture).
+struct HeapState {
+  alignas(64) uint64_t LiveBytes;
+  alignas(64) uint64_t PeakBytes;
+  uint64_t PeakGen;
+  uint32_t PeakTimeMs;
+  /// A sample is due when the clock reaches NextSampleMs or the total
+  /// leaves [SampleLo, SampleHi].
+  alignas(64) uint32_t NextSampleMs;
+  uint64_t SampleLo, SampleHi;
+  // Under SampleLock (taken before any shard's lock):
+  alignas(64) SpinLock SampleLock;
+  HeapSampleInfo *Samples; ///< raw::HeapMaxSamples, mapped at the first
+  uint64_t NumSamples;
+  uint32_t Thinnings; ///< times every other sample was dropped
+  uint64_t ScanNs;    ///< time the samples' scans for top contexts took
+  bool SamplesUnmapped; ///< mapping the samples failed: no timeline
+};
+HeapState H;
+
+/// Thresholds of the timeline: 1% of the total (at least 16 KiB) or 10 ms,
+/// doubled at each thinning.
+constexpr uint64_t SamplePermille = 10, SampleMinBytes = 16 * 1024;
+constexpr uint32_t SampleIntervalMs = 10;
+
+MEMPROF_ALWAYS_INLINE void heapCapture(MIBEntry &E) {
+  uint64_t Gen = loadRelaxed(&H.PeakGen);
+  if (MEMPROF_UNLIKELY(E.PeakGen != Gen)) {
+    E.PeakBytes = E.LiveBytes;
+    E.PeakBlocks = E.LiveBlocks;
+    E.PeakGen = Gen;
+  }
+}
+
+MEMPROF_NOINLINE void notePeak(uint64_t Total, uint32_t Now) {
+  uint64_t Cur = loadRelaxed(&H.PeakBytes);
+  while (Total > Cur)
+    if (__atomic_compare_exchange_n(&H.PeakBytes, &Cur, Total, true,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+      __atomic_add_fetch(&H.PeakGen, 1, __ATOMIC_RELAXED);
+      storeRelaxed(&H.PeakTimeMs, Now);
+      return;
+    }
+}
+
+/// A recorded block of \p Size bytes starts in entry \p E (its shard's lock
+/// held); returns the new total.
+MEMPROF_ALWAYS_INLINE uint64_t heapAdd(MIBEntry &E, uint64_t Size,
+                                       uint32_t Now) {
+  heapCapture(E);
+  E.LiveBytes += Size;
+  ++E.LiveBlocks;
+  uint64_t Total = __atomic_add_fetch(&H.LiveBytes, Size, __ATOMIC_RELAXED);
+  if (MEMPROF_UNLIKELY(Total > loadRelaxed(&H.PeakBytes)))
+    notePeak(Total, Now);
+  return Total;
+}
+
+/// A recorded block of \p Size bytes of entry \p E ends; the new total.
+MEMPROF_ALWAYS_INLINE uint64_t heapSub(MIBEntry &E, uint64_t Size) {
+  heapCapture(E);
+  E.LiveBytes -= Size;
+  --E.LiveBlocks;
+  return __atomic_sub_fetch(&H.LiveBytes, Size, __ATOMIC_RELAXED);
+}
+
+MEMPROF_ALWAYS_INLINE bool sampleDue(uint64_t Total, uint32_t Now) {
+  return Now >= loadRelaxed(&H.NextSampleMs) ||
+         Total > loadRelaxed(&H.SampleHi) || Total < loadRelaxed(&H.SampleLo);
+}
+
+/// The value at the current peak of an entry's live values.
+MEMPROF_ALWAYS_INLINE void peakOf(const MIBEntry &E, uint64_t Gen,
+                                  uint64_t &Bytes, uint64_t &Blocks) {
+  Bytes = E.PeakGen == Gen ? E.PeakBytes : E.LiveBytes;
+  Blocks = E.PeakGen == Gen ? E.PeakBlocks : E.LiveBlocks;
+}
+
+void takeSample(uint32_t Now); // below, with the shards' scans
+
 /// The shard this thread records its allocations in: threads are spread
 /// round-robin, so a thread's allocations and frees take a lock no other
 /// thread normally touches. A chunk's tail names its shard, so a free
@@ -542,6 +640,26 @@ uint64_t *MIBMap::histogramBuffer(uint64_t N) {
   return P; // mmap'd memory is zero and never reused
 }
 
+MIBEntry *MIBMap::find(uint32_t Key) {
+  if (!Capacity)
+    return nullptr;
+  uint64_t Mask = Capacity - 1;
+  for (uint64_t I = firstProbe(Key, Shift);; I = (I + 1) & Mask) {
+    if (Entries[I].Key == Key)
+      return &Entries[I];
+    if (!Entries[I].Key)
+      return nullptr;
+  }
+}
+
+MIBEntry *MIBMap::entryFor(uint32_t Key) {
+  if (MIBEntry *E = find(Key))
+    return E;
+  if (!merge(Key, MIB{}))
+    return nullptr;
+  return find(Key);
+}
+
 bool MIBMap::merge(uint32_t Key, const MIB &M) {
   if ((Count + 1) * 2 > Capacity) {
     uint64_t NewCap = Capacity ? Capacity * 2 : 64;
@@ -566,6 +684,21 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   uint64_t Mask = Capacity - 1;
   for (uint64_t I = firstProbe(Key, Shift);; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
+    if (E.Key == Key && !E.Block.AllocCount) {
+      // Heap values only so far: the block is the first.
+      E.Block = M;
+      E.Block.AccessHistogram = 0;
+      E.Block.AccessHistogramSize = 0;
+      if (uint64_t N = M.AccessHistogramSize) {
+        if (uint64_t *H = histogramBuffer(N)) {
+          memcpy(H, reinterpret_cast<const void *>(M.AccessHistogram),
+                 N * sizeof(uint64_t));
+          E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
+          E.Block.AccessHistogramSize = N;
+        }
+      }
+      return true;
+    }
     if (E.Key == Key) {
       uint64_t OldN = E.Block.AccessHistogramSize;
       uint64_t *OldH = reinterpret_cast<uint64_t *>(E.Block.AccessHistogram);
@@ -617,11 +750,7 @@ MEMPROF_ALWAYS_INLINE bool MIBMap::mergeIntoPresent(uint32_t Key,
   for (uint64_t I = firstProbe(Key, Shift);; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
     if (E.Key == Key) {
-      // As merge() does without a new histogram: the rule's HISTPTR clears
-      // the pointer, and the entry keeps its own.
-      uint64_t Histogram = E.Block.AccessHistogram;
-      mergeDump(E.Block, M);
-      E.Block.AccessHistogram = Histogram;
+      mergeIntoEntry(E, M);
       return true;
     }
     if (!E.Key)
@@ -885,17 +1014,23 @@ MEMPROF_ALWAYS_INLINE void recordEndImpl(ChunkTail *T, uintptr_t User,
   uint32_t Ctx = contextIdOf(T);
   bool Current = S.Live.current(I);
   bool Lost = false;
+  // The chunk's allocation made its context's entry (recordStart).
+  MIBEntry *E = Ctx && Current ? S.Freed.find(Ctx) : nullptr;
+  uint64_t Total = 0;
+  if (MEMPROF_LIKELY(E))
+    Total = heapSub(*E, Size);
   if ((Lean || Record) && Ctx && Current) {
     // The block of this allocation, merged into its context's: inlined
     // twice, so that without the pass (no accesses) the compiler folds
     // the access fields' arithmetic away. The common case (the context has
-    // its block, no histograms) never builds the block in memory; the rest
+    // its entry, no histograms) never builds the block in memory; the rest
     // is out of line.
     auto Merge = [&](uint64_t A) __attribute__((always_inline)) {
-      if ((Lean || MEMPROF_LIKELY(!G.Opts.Histogram)) &&
-          S.Freed.mergeIntoPresent(
-              Ctx, mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu)))
+      if ((Lean || MEMPROF_LIKELY(!G.Opts.Histogram)) && MEMPROF_LIKELY(E)) {
+        MIBMap::mergeIntoEntry(
+            *E, mibForAllocation(Size, A, AllocTs, Now, AllocCpu, Cpu));
         return true;
+      }
       return mergeBlock(S.Freed, Ctx, User, Size, A, AllocTs, Now, AllocCpu,
                         Cpu);
     };
@@ -912,6 +1047,8 @@ MEMPROF_ALWAYS_INLINE void recordEndImpl(ChunkTail *T, uintptr_t User,
     reportDegraded();
   if (!Lean && Accesses)
     shadowAccessCount(User, Size, /*Clear=*/true);
+  if ((Lean || Record) && E && MEMPROF_UNLIKELY(sampleDue(Total, Now)))
+    takeSample(Now);
 }
 
 MEMPROF_NOINLINE void recordEnd(ChunkTail *T, uintptr_t User, bool Record,
@@ -997,11 +1134,28 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
     }
     SS = (uint32_t(Index) << SlotBits) | I;
   }
+  // The context's entry in the shard counts the chunk as live; without
+  // one (out of memory) the chunk is tracked but not recorded.
+  MIBEntry *E = Ctx ? S->Freed.entryFor(Ctx) : nullptr;
+  uint64_t Total = 0;
+  bool Lost = false;
+  if (MEMPROF_LIKELY(E)) {
+    Total = heapAdd(*E, Size, F.AllocTimestampMs);
+  } else if (Ctx) {
+    Lost = true;
+    Ctx = 0;
+    F.InfoCpu &= 0xFFFF;
+    F.AllocTimestampMs = 0;
+  }
   S->Live.Slots[SS & SlotMask] = User;
   F.SlotShard = SS;
   F.CtxKind |= Ctx << CtxShift;
   writeChunk(User, F, Small, Size);
   S->Lock.unlock();
+  if (MEMPROF_UNLIKELY(Lost))
+    reportDegraded();
+  else if (E && MEMPROF_UNLIKELY(sampleDue(Total, F.AllocTimestampMs)))
+    takeSample(F.AllocTimestampMs);
 }
 
 using UsableSizeFn = size_t (*)(void *);
@@ -1321,15 +1475,45 @@ void forgetShard(Shard &S) {
 }
 } // namespace
 
-bool collectProfile(MIBMap &Out, bool Reset) {
+namespace {
+/// A new peak starts now, from what is live (after a reset: nothing).
+void restartHeap(uint32_t Now) {
+  ScopedLock Guard(H.SampleLock);
+  storeRelaxed(&H.PeakBytes, loadRelaxed(&H.LiveBytes));
+  __atomic_add_fetch(&H.PeakGen, 1, __ATOMIC_RELAXED);
+  storeRelaxed(&H.PeakTimeMs, Now);
+  H.NumSamples = 0;
+  H.Thinnings = 0;
+  H.ScanNs = 0;
+  storeRelaxed(&H.NextSampleMs, 0u);
+  storeRelaxed(&H.SampleLo, uint64_t(0));
+  storeRelaxed(&H.SampleHi, uint64_t(0));
+}
+
+/// The live bytes of shard \p S's entries (its lock held), which leave the
+/// total when the shard is forgotten.
+uint64_t shardLiveBytes(const Shard &S) {
+  uint64_t Sum = 0;
+  for (uint64_t I = 0; I < S.Freed.Capacity; ++I)
+    if (S.Freed.Entries[I].Key)
+      Sum += S.Freed.Entries[I].LiveBytes;
+  return Sum;
+}
+} // namespace
+
+bool collectProfile(MIBMap &Out, bool Reset, HeapTotals *Totals,
+                    HeapSampleInfo *Samples) {
   uint32_t Now = nowMs();
   uint32_t Cpu = currentCpu();
+  uint64_t Gen = loadRelaxed(&H.PeakGen);
   bool Ok = true;
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
-    for (uint64_t I = 0; I < S.Freed.Capacity; ++I)
-      if (S.Freed.Entries[I].Key)
-        Ok &= Out.merge(S.Freed.Entries[I].Key, S.Freed.Entries[I].Block);
+    for (uint64_t I = 0; I < S.Freed.Capacity; ++I) {
+      const MIBEntry &E = S.Freed.Entries[I];
+      if (E.Key && E.Block.AllocCount)
+        Ok &= Out.merge(E.Key, E.Block);
+    }
     // The shard's lock keeps these chunks allocated while we read them.
     S.Live.forEachCurrent([&](uint64_t User) {
       const ChunkTail *T = tailOf(User);
@@ -1341,20 +1525,148 @@ bool collectProfile(MIBMap &Out, bool Reset) {
                        shadowAccessCount(User, Size, false),
                        T->AllocTimestampMs, Now, T->InfoCpu >> 16, Cpu);
     });
-    if (Reset)
+    // The heap values, into the entries just made (a context with live or
+    // peak blocks here has a block here: freed, or live and merged above).
+    for (uint64_t I = 0; I < S.Freed.Capacity; ++I) {
+      const MIBEntry &E = S.Freed.Entries[I];
+      uint64_t PeakBytes, PeakBlocks;
+      peakOf(E, Gen, PeakBytes, PeakBlocks);
+      if (!E.Key || (!E.LiveBlocks && !PeakBlocks))
+        continue;
+      if (MIBEntry *O = Out.find(E.Key)) {
+        O->LiveBytes += E.LiveBytes;
+        O->LiveBlocks += E.LiveBlocks;
+        O->PeakBytes += PeakBytes;
+        O->PeakBlocks += PeakBlocks;
+      }
+    }
+    if (Reset) {
+      __atomic_sub_fetch(&H.LiveBytes, shardLiveBytes(S), __ATOMIC_RELAXED);
       forgetShard(S);
+    }
   }
+  if (Totals)
+    *Totals = collectHeapTotals(Samples);
+  if (Reset)
+    restartHeap(Now);
   return Ok;
 }
 
 void resetProfile() {
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
+    __atomic_sub_fetch(&H.LiveBytes, shardLiveBytes(S), __ATOMIC_RELAXED);
     forgetShard(S);
   }
+  restartHeap(nowMs());
 }
 
+HeapTotals collectHeapTotals(HeapSampleInfo *Samples) {
+  ScopedLock Guard(H.SampleLock);
+  HeapTotals T;
+  T.PeakBytes = loadRelaxed(&H.PeakBytes);
+  T.PeakTimeMs = loadRelaxed(&H.PeakTimeMs);
+  T.NumSamples = H.Samples ? H.NumSamples : 0;
+  if (T.NumSamples)
+    memcpy(Samples, H.Samples, T.NumSamples * sizeof(HeapSampleInfo));
+  return T;
+}
+
+namespace {
+/// Enters context \p Key with \p Bytes live into \p X's top list, which
+/// is kept largest first (ties: smaller id first). Entries of one context
+/// in several shards add up while the context is in the list.
+void insertTop(HeapSampleInfo &X, uint64_t Key, uint64_t Bytes) {
+  uint64_t I = 0;
+  while (I < X.NumTop && X.TopIds[I] != Key)
+    ++I;
+  if (I < X.NumTop) {
+    X.TopBytes[I] += Bytes;
+  } else if (X.NumTop < raw::HeapMaxTop) {
+    I = X.NumTop++;
+    X.TopIds[I] = Key;
+    X.TopBytes[I] = Bytes;
+  } else {
+    I = X.NumTop - 1;
+    if (Bytes < X.TopBytes[I] || (Bytes == X.TopBytes[I] && Key > X.TopIds[I]))
+      return;
+    X.TopIds[I] = Key;
+    X.TopBytes[I] = Bytes;
+  }
+  auto Before = [&](uint64_t A, uint64_t B) {
+    return X.TopBytes[A] > X.TopBytes[B] ||
+           (X.TopBytes[A] == X.TopBytes[B] && X.TopIds[A] < X.TopIds[B]);
+  };
+  for (; I > 0 && Before(I, I - 1); --I) {
+    uint64_t Id = X.TopIds[I], B = X.TopBytes[I];
+    X.TopIds[I] = X.TopIds[I - 1];
+    X.TopBytes[I] = X.TopBytes[I - 1];
+    X.TopIds[I - 1] = Id;
+    X.TopBytes[I - 1] = B;
+  }
+}
+} // namespace
+
+namespace {
+/// A timeline sample (docs/heap-data.md): called outside every shard's
+/// lock by the allocation or free that found one due.
+MEMPROF_NOINLINE void takeSample(uint32_t Now) {
+  if (!H.SampleLock.tryLock())
+    return; // another thread samples now
+  uint64_t Total = loadRelaxed(&H.LiveBytes);
+  if (!sampleDue(Total, Now) || H.SamplesUnmapped) {
+    H.SampleLock.unlock();
+    return;
+  }
+  if (!H.Samples) {
+    H.Samples = static_cast<HeapSampleInfo *>(
+        mapMemory(raw::HeapMaxSamples * sizeof(HeapSampleInfo)));
+    if (!H.Samples) {
+      H.SamplesUnmapped = true; // no timeline; never asked again
+      storeRelaxed(&H.NextSampleMs, ~0u);
+      storeRelaxed(&H.SampleLo, uint64_t(0));
+      storeRelaxed(&H.SampleHi, ~uint64_t(0));
+      H.SampleLock.unlock();
+      return;
+    }
+  }
+  if (H.NumSamples == raw::HeapMaxSamples) {
+    // Full: every other sample goes, and the thresholds double.
+    for (uint64_t I = 1; I < raw::HeapMaxSamples / 2; ++I)
+      H.Samples[I] = H.Samples[2 * I];
+    H.NumSamples = raw::HeapMaxSamples / 2;
+    ++H.Thinnings;
+  }
+  HeapSampleInfo &X = H.Samples[H.NumSamples++];
+  X.TimeMs = Now;
+  X.TotalBytes = Total;
+  X.NumTop = 0;
+  // The scans for the largest contexts are rationed to 1% of the run.
+  uint64_t Start = preciseNs();
+  if (H.ScanNs * 100 < Start - G.StartNs) {
+    for (Shard &S : Shards) {
+      ScopedLock Guard(S.Lock);
+      for (uint64_t I = 0; I < S.Freed.Capacity; ++I) {
+        const MIBEntry &E = S.Freed.Entries[I];
+        if (E.Key && E.LiveBytes)
+          insertTop(X, E.Key, E.LiveBytes);
+      }
+    }
+    H.ScanNs += preciseNs() - Start;
+  }
+  uint32_t Shift = H.Thinnings < 20 ? H.Thinnings : 20;
+  uint64_t Delta = Total / 1000 * (SamplePermille << Shift);
+  if (Delta < (SampleMinBytes << Shift))
+    Delta = SampleMinBytes << Shift;
+  storeRelaxed(&H.NextSampleMs, Now + (SampleIntervalMs << Shift));
+  storeRelaxed(&H.SampleLo, Total > Delta ? Total - Delta : 0);
+  storeRelaxed(&H.SampleHi, Total + Delta);
+  H.SampleLock.unlock();
+}
+} // namespace
+
 void lockAllShards() {
+  H.SampleLock.lock();
   for (Shard &S : Shards)
     S.Lock.lock();
 }
@@ -1362,6 +1674,7 @@ void lockAllShards() {
 void unlockAllShards() {
   for (Shard &S : Shards)
     S.Lock.unlock();
+  H.SampleLock.unlock();
 }
 
 void resetShardsInChild() {
@@ -1374,6 +1687,17 @@ void resetShardsInChild() {
     S.Live.startGeneration();
     S.Freed.release();
   }
+  // Nothing is live in the child's record: its own peak and timeline.
+  storeRelaxed(&H.LiveBytes, uint64_t(0));
+  storeRelaxed(&H.PeakBytes, uint64_t(0));
+  __atomic_add_fetch(&H.PeakGen, 1, __ATOMIC_RELAXED);
+  storeRelaxed(&H.PeakTimeMs, nowMs());
+  H.NumSamples = 0;
+  H.Thinnings = 0;
+  H.ScanNs = 0;
+  storeRelaxed(&H.NextSampleMs, 0u);
+  storeRelaxed(&H.SampleLo, uint64_t(0));
+  storeRelaxed(&H.SampleHi, uint64_t(0));
 }
 
 } // namespace rt

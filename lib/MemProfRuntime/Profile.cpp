@@ -1027,8 +1027,66 @@ struct Mapping {
   ~Mapping() { unmapMemory(P, Bytes); }
 };
 
+/// The heap section of a dump (docs/heap-data.md) from the sorted \p Mibs
+/// of collectProfile's entries, the process's \p Totals and their
+/// \p Samples (whose top entries are kept only where they name a context
+/// of the dump). false when out of memory.
+bool buildHeapInfo(HeapInfo &Heap, Mapping &Mem, const MIBInfo *Mibs,
+                   uint64_t K, const HeapTotals &Totals,
+                   HeapSampleInfo *Samples, bool AtExit) {
+  Heap = HeapInfo{};
+  Heap.Flags = AtExit ? raw::HeapFlagExitDump : 0;
+  Heap.DumpTimeMs = nowMs();
+  Heap.PeakTimeMs = Totals.PeakTimeMs;
+  Heap.PeakBytes = Totals.PeakBytes;
+  HeapContextInfo *Contexts =
+      static_cast<HeapContextInfo *>(Mem.get(K * sizeof(HeapContextInfo)));
+  if (!Contexts || !Samples)
+    return false;
+  uint64_t N = 0;
+  for (uint64_t I = 0; I < K; ++I) {
+    const MIBEntry *E = reinterpret_cast<const MIBEntry *>(
+        reinterpret_cast<const char *>(Mibs[I].Block) -
+        offsetof(MIBEntry, Block));
+    if (!E->LiveBlocks && !E->PeakBlocks)
+      continue;
+    Contexts[N++] = HeapContextInfo{Mibs[I].StackId, E->LiveBytes,
+                                    E->LiveBlocks, E->PeakBytes,
+                                    E->PeakBlocks};
+    Heap.PeakBlocks += E->PeakBlocks;
+  }
+  Heap.Contexts = Contexts;
+  Heap.NumContexts = N;
+  auto IsContext = [&](uint64_t Id) {
+    uint64_t Lo = 0, Hi = K;
+    while (Lo < Hi) {
+      uint64_t Mid = Lo + (Hi - Lo) / 2;
+      if (Mibs[Mid].StackId < Id)
+        Lo = Mid + 1;
+      else
+        Hi = Mid;
+    }
+    return Lo < K && Mibs[Lo].StackId == Id;
+  };
+  for (uint64_t I = 0; I < Totals.NumSamples; ++I) {
+    HeapSampleInfo &X = Samples[I];
+    uint64_t Kept = 0;
+    for (uint64_t J = 0; J < X.NumTop && J < raw::HeapMaxTop; ++J)
+      if (IsContext(X.TopIds[J])) {
+        X.TopIds[Kept] = X.TopIds[J];
+        X.TopBytes[Kept++] = X.TopBytes[J];
+      }
+    X.NumTop = Kept;
+  }
+  Heap.Samples = Samples;
+  Heap.NumSamples = Totals.NumSamples;
+  return true;
+}
+
 /// Serializes and writes one dump. Holds DumpMutex; the guard is set.
-int dumpLocked(bool Reset) {
+/// \p AtExit: the process ends after it (exit, a termination signal), so
+/// what is live was never freed.
+int dumpLocked(bool Reset, bool AtExit = false) {
   uint64_t Seq = ++DumpSeq;
   char *Path = FinalPath;
   bool PathOk = expandPattern(++PatternDumps, Path);
@@ -1045,8 +1103,13 @@ int dumpLocked(bool Reset) {
       warn(L);
     }
   }
+  Mapping MibMem, StackMem, SegMem, NameMem, OutMem, HeapMem, SampleMem;
+  HeapSampleInfo *Samples = static_cast<HeapSampleInfo *>(
+      SampleMem.get(raw::HeapMaxSamples * sizeof(HeapSampleInfo)));
+  HeapTotals Totals = {0, 0, 0};
   MIBMap Snapshot = {};
-  bool Ok = collectProfile(Snapshot, Reset);
+  bool Ok = collectProfile(Snapshot, Reset, Samples ? &Totals : nullptr,
+                           Samples);
   struct Releaser {
     MIBMap &M;
     ~Releaser() { M.release(); }
@@ -1056,7 +1119,6 @@ int dumpLocked(bool Reset) {
     return -1;
   }
 
-  Mapping MibMem, StackMem, SegMem, NameMem, OutMem;
   uint64_t N = Snapshot.Count;
   MIBInfo *Mibs = static_cast<MIBInfo *>(MibMem.get(N * sizeof(MIBInfo)));
   StackInfo *Stacks =
@@ -1077,6 +1139,11 @@ int dumpLocked(bool Reset) {
     uint32_t NumPCs = 0;
     const uint64_t *PCs = depotGet(uint32_t(Mibs[I].StackId), NumPCs);
     Stacks[I] = StackInfo{Mibs[I].StackId, PCs, NumPCs};
+  }
+  HeapInfo Heap;
+  if (!buildHeapInfo(Heap, HeapMem, Mibs, K, Totals, Samples, AtExit)) {
+    reportWriteError(Path, "collecting the heap values", ENOMEM);
+    return -1;
   }
 
   // Count the modules, then fill (with room for some loaded meanwhile).
@@ -1103,14 +1170,14 @@ int dumpLocked(bool Reset) {
     HistogramEntries += Mibs[I].Block->AccessHistogram
                             ? Mibs[I].Block->AccessHistogramSize
                             : 0;
-  RawProfileLayout L = computeRawProfileLayout(Segs.Items, Segs.Count, K,
-                                               Stacks, K, HistogramEntries);
+  RawProfileLayout L = computeRawProfileLayout(
+      Segs.Items, Segs.Count, K, Stacks, K, HistogramEntries, &Heap);
   uint8_t *Out = static_cast<uint8_t *>(OutMem.get(L.TotalSize));
   if (!Out) {
     reportWriteError(Path, "serializing", ENOMEM);
     return -1;
   }
-  writeRawProfile(Out, L, Segs.Items, Segs.Count, Mibs, K, Stacks, K);
+  writeRawProfile(Out, L, Segs.Items, Segs.Count, Mibs, K, Stacks, K, &Heap);
   if (writeProfileFile(Path, Out, L.TotalSize, Seq) != 0)
     return -1;
   if (G.Opts.Verbosity >= 1) {
@@ -1183,7 +1250,7 @@ void terminationHandler(int Sig) {
     Locked = DumpMutex.tryLock();
   }
   if (Locked && !finished())
-    dumpLocked(false);
+    dumpLocked(false, /*AtExit=*/true);
   dieBySignal(Sig);
 }
 
@@ -1460,7 +1527,7 @@ __attribute__((destructor(101))) void memprofDestructor() {
   int SavedErrno = errno;
   ScopedTicketLock Guard(DumpMutex);
   if (G.Opts.DumpAtExit && !finished())
-    dumpLocked(false);
+    dumpLocked(false, /*AtExit=*/true);
   errno = SavedErrno;
   // Later frees (other libraries' destructors) are ignored safely.
   markSlowFree(SlowFreeFinished);
@@ -1509,7 +1576,7 @@ void serviceDumpRequest() {
     return;
   }
   int SavedErrno = errno; // the allocation that runs the dump must not see it
-  dumpLocked(false);
+  dumpLocked(false, /*AtExit=*/loadRelaxed(&PendingTermination) != 0);
   if (int Sig = __atomic_exchange_n(&PendingTermination, 0, __ATOMIC_RELAXED))
     dieBySignal(Sig); // a termination signal that came inside runtime code
   DumpMutex.unlock();

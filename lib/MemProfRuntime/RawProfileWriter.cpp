@@ -57,7 +57,8 @@ RawProfileLayout computeRawProfileLayout(const SegmentInfo *Segments,
                                          uint64_t NumSegments, uint64_t NumMIBs,
                                          const StackInfo *Stacks,
                                          uint64_t NumStacks,
-                                         uint64_t HistogramEntries) {
+                                         uint64_t HistogramEntries,
+                                         const HeapInfo *Heap) {
   RawProfileLayout L;
   L.SegmentBytes = raw::alignTo8(8 + raw::SegmentEntrySize * NumSegments);
   L.MIBBytes = raw::alignTo8(8 + NumMIBs * RawMIBRecordSize);
@@ -78,14 +79,23 @@ RawProfileLayout computeRawProfileLayout(const SegmentInfo *Segments,
       L.PathsBytes += 16 + raw::alignTo8(Segments[I].PathSize);
   if (L.PathsBytes)
     L.PathsBytes += 16;
-  L.TotalSize = raw::alignTo8(L.PathsOffset + L.PathsBytes);
+  L.HeapOffset = L.PathsOffset + L.PathsBytes;
+  L.HeapBytes = 0;
+  if (Heap) {
+    L.HeapBytes = 8 * (raw::HeapHeaderWords +
+                       raw::HeapContextWords * Heap->NumContexts);
+    for (uint64_t I = 0; I < Heap->NumSamples; ++I)
+      L.HeapBytes += 8 * (3 + 2 * Heap->Samples[I].NumTop);
+  }
+  L.TotalSize = raw::alignTo8(L.HeapOffset + L.HeapBytes);
   return L;
 }
 
 void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
                      const SegmentInfo *Segments, uint64_t NumSegments,
                      const MIBInfo *MIBs, uint64_t NumMIBs,
-                     const StackInfo *Stacks, uint64_t NumStacks) {
+                     const StackInfo *Stacks, uint64_t NumStacks,
+                     const HeapInfo *Heap) {
   memset(Out, 0, L.TotalSize);
   Cursor C(Out);
   C.u64(raw::RawMagic);
@@ -134,6 +144,36 @@ void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
     C.u64(Stacks[I].NumPCs);
     for (uint64_t J = 0; J < Stacks[I].NumPCs; ++J)
       C.u64(Stacks[I].PCs[J]);
+  }
+
+  if (Heap && L.HeapBytes) {
+    C = Cursor(Out + L.HeapOffset);
+    C.u64(raw::HeapMagic);
+    C.u64(Heap->Flags);
+    C.u64(Heap->DumpTimeMs);
+    C.u64(Heap->PeakTimeMs);
+    C.u64(Heap->PeakBytes);
+    C.u64(Heap->PeakBlocks);
+    C.u64(Heap->NumContexts);
+    C.u64(Heap->NumSamples);
+    for (uint64_t I = 0; I < Heap->NumContexts; ++I) {
+      const HeapContextInfo &X = Heap->Contexts[I];
+      C.u64(X.StackId);
+      C.u64(X.LiveBytes);
+      C.u64(X.LiveBlocks);
+      C.u64(X.PeakBytes);
+      C.u64(X.PeakBlocks);
+    }
+    for (uint64_t I = 0; I < Heap->NumSamples; ++I) {
+      const HeapSampleInfo &X = Heap->Samples[I];
+      C.u64(X.TimeMs);
+      C.u64(X.TotalBytes);
+      C.u64(X.NumTop);
+      for (uint64_t J = 0; J < X.NumTop; ++J) {
+        C.u64(X.TopIds[J]);
+        C.u64(X.TopBytes[J]);
+      }
+    }
   }
 
   if (!L.PathsBytes)

@@ -41,12 +41,38 @@ struct StackInfo {
   uint64_t NumPCs;
 };
 
+/// One context's heap values (docs/heap-data.md).
+struct HeapContextInfo {
+  uint64_t StackId;
+  uint64_t LiveBytes, LiveBlocks, PeakBytes, PeakBlocks;
+};
+
+/// One timeline sample: the total live bytes, and the live bytes of up to
+/// raw::HeapMaxTop contexts.
+struct HeapSampleInfo {
+  uint64_t TimeMs, TotalBytes, NumTop;
+  uint64_t TopIds[raw::HeapMaxTop];
+  uint64_t TopBytes[raw::HeapMaxTop];
+};
+
+/// The heap section of a dump.
+struct HeapInfo {
+  uint64_t Flags; ///< raw::HeapFlagExitDump
+  uint64_t DumpTimeMs, PeakTimeMs, PeakBytes, PeakBlocks;
+  const HeapContextInfo *Contexts; ///< by increasing stack id
+  uint64_t NumContexts;
+  const HeapSampleInfo *Samples;
+  uint64_t NumSamples;
+};
+
 struct RawProfileLayout {
   uint64_t SegmentOffset, MIBOffset, StackOffset, TotalSize;
   uint64_t SegmentBytes, MIBBytes, HistogramBytes, StackBytes;
   /// The module-paths extension after the stacks; 0 bytes when no segment
   /// has a path (the file is then laid out exactly as LLVM's runtime does).
   uint64_t PathsOffset, PathsBytes;
+  /// The heap section after the paths; 0 bytes without heap data.
+  uint64_t HeapOffset, HeapBytes;
 };
 
 /// Bytes one MIB record takes in raw v5 without its histogram: the stack id
@@ -59,10 +85,11 @@ RawProfileLayout computeRawProfileLayout(const SegmentInfo *Segments,
                                          uint64_t NumSegments, uint64_t NumMIBs,
                                          const StackInfo *Stacks,
                                          uint64_t NumStacks,
-                                         uint64_t HistogramEntries = 0);
+                                         uint64_t HistogramEntries = 0,
+                                         const HeapInfo *Heap = nullptr);
 
-/// Writes one complete raw profile (header, segments, MIBs, stacks, and the
-/// module paths when any segment has one) of
+/// Writes one complete raw profile (header, segments, MIBs, stacks, the
+/// module paths when any segment has one, and the heap section with \p Heap) of
 /// exactly \p L.TotalSize bytes to \p Out; padding bytes are zero. MIBs and
 /// stacks are written in the order given (the runtime sorts them by id).
 /// 32-bit fields saturate. Each MIB's access histogram (AccessHistogramSize
@@ -71,7 +98,8 @@ RawProfileLayout computeRawProfileLayout(const SegmentInfo *Segments,
 void writeRawProfile(uint8_t *Out, const RawProfileLayout &L,
                      const SegmentInfo *Segments, uint64_t NumSegments,
                      const MIBInfo *MIBs, uint64_t NumMIBs,
-                     const StackInfo *Stacks, uint64_t NumStacks);
+                     const StackInfo *Stacks, uint64_t NumStacks,
+                     const HeapInfo *Heap = nullptr);
 
 } // namespace rt
 } // namespace memprof

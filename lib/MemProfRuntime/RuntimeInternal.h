@@ -9,6 +9,7 @@
 #define MEMPROF_RUNTIME_RUNTIMEINTERNAL_H
 
 #include "MIB.h"
+#include "RawProfileWriter.h"
 #include "Support.h"
 
 #include <dlfcn.h>
@@ -251,8 +252,18 @@ ChunkTail *ownChunk(const void *P);
 struct alignas(64) MIBEntry {
   uint32_t Key; ///< stack id; 0 = empty slot
   uint32_t Pad;
+  /// AllocCount 0: no block ended yet (the entry holds heap values only).
   MIB Block;
+  // The heap values of the context's chunks in this shard
+  // (docs/heap-data.md), in the entry's last cache line.
+  uint64_t LiveBytes, LiveBlocks;
+  /// The live values at the peak of generation PeakGen.
+  uint64_t PeakBytes, PeakBlocks;
+  uint64_t PeakGen;
 };
+static_assert(sizeof(MIBEntry) == 256, "an entry is four cache lines");
+static_assert(offsetof(MIBEntry, LiveBytes) >= 192,
+              "the heap values are in the entry's last line");
 /// An MIB with an access histogram (AccessHistogramSize counts at the
 /// address in AccessHistogram) is copied into the map's own memory.
 struct MIBMap {
@@ -275,6 +286,23 @@ struct MIBMap {
   /// block is never built in memory and the compiler folds its constant
   /// fields. false (nothing done) when \p Key has no entry: then merge().
   bool mergeIntoPresent(uint32_t Key, const MIB &M);
+  /// The entry of \p Key, inserted (with no block, AllocCount 0) if
+  /// missing; nullptr when out of memory.
+  MIBEntry *entryFor(uint32_t Key);
+  /// The entry of \p Key, or nullptr.
+  MIBEntry *find(uint32_t Key);
+  /// mergeIntoPresent() into a known entry.
+  static MEMPROF_ALWAYS_INLINE void mergeIntoEntry(MIBEntry &E, const MIB &M) {
+    if (MEMPROF_UNLIKELY(!E.Block.AllocCount)) {
+      E.Block = M; // the first block (M has no histogram)
+      return;
+    }
+    // As merge() does without a new histogram: the rule's HISTPTR clears
+    // the pointer, and the entry keeps its own.
+    uint64_t Histogram = E.Block.AccessHistogram;
+    mergeDump(E.Block, M);
+    E.Block.AccessHistogram = Histogram;
+  }
   void release();
 
 private:
@@ -289,14 +317,28 @@ private:
 /// histogram option): one count per 64-byte granule.
 constexpr uint64_t HistogramMaxBytesDefault = 64 * 1024;
 
-/// Everything recorded since the start (or the last reset), plus every
-/// tracked live allocation as if freed now, merged into \p Out. With
-/// \p Reset, the table is emptied and the live allocations are forgotten in
-/// the same pass (each allocation lands in exactly one side). false if out
-/// of memory.
-bool collectProfile(MIBMap &Out, bool Reset);
-void resetProfile();
+/// The process's heap values (docs/heap-data.md) at a dump: the peak, and
+/// how many timeline samples were copied out.
+struct HeapTotals {
+  uint64_t PeakBytes;
+  uint32_t PeakTimeMs;
+  uint64_t NumSamples;
+};
 
+/// Everything recorded since the start (or the last reset), plus every
+/// tracked live allocation as if freed now, merged into \p Out, each
+/// entry with its context's heap values (LiveBytes... PeakBlocks). With
+/// \p Reset, the table is emptied and the live allocations are forgotten in
+/// the same pass (each allocation lands in exactly one side), and a new
+/// peak and timeline start. \p Totals, when given, gets the process's
+/// peak, and \p Samples (room for raw::HeapMaxSamples) the timeline, as
+/// they were before the reset. false if out of memory.
+bool collectProfile(MIBMap &Out, bool Reset, HeapTotals *Totals = nullptr,
+                    HeapSampleInfo *Samples = nullptr);
+void resetProfile();
+HeapTotals collectHeapTotals(HeapSampleInfo *Samples);
+
+/// Also takes the timeline's lock (before the shards'), for fork.
 void lockAllShards();
 void unlockAllShards();
 /// In the child after fork: an empty table and no tracked allocations.
