@@ -333,53 +333,7 @@ private:
   uint64_t Begin = 0;
 };
 
-/// Text for XML character data and attribute values: the five special
-/// characters as entities, control characters (which XML 1.0 forbids even
-/// as references) as '?', invalid UTF-8 repaired, and U+FFFE/U+FFFF (not
-/// XML characters either) as U+FFFD.
-std::string xml(StringRef S) {
-  std::string Fixed;
-  if (!json::isUTF8(S)) {
-    Fixed = json::fixUTF8(S);
-    S = Fixed;
-  }
-  std::string Out;
-  Out.reserve(S.size());
-  for (size_t I = 0; I < S.size(); ++I) {
-    char C = S[I];
-    switch (C) {
-    case '&':
-      Out += "&amp;";
-      continue;
-    case '<':
-      Out += "&lt;";
-      continue;
-    case '>':
-      Out += "&gt;";
-      continue;
-    case '"':
-      Out += "&quot;";
-      continue;
-    case '\'':
-      Out += "&#39;";
-      continue;
-    default:
-      break;
-    }
-    if (static_cast<unsigned char>(C) < 0x20) {
-      Out += '?';
-      continue;
-    }
-    if (S.substr(I).starts_with("\xEF\xBF\xBE") ||
-        S.substr(I).starts_with("\xEF\xBF\xBF")) {
-      Out += "\xEF\xBF\xBD";
-      I += 2;
-      continue;
-    }
-    Out += C;
-  }
-  return Out;
-}
+std::string xml(StringRef S) { return xmlText(S); }
 
 /// How many characters (code points) \p S holds; \p S is valid UTF-8.
 size_t charCount(StringRef S) {

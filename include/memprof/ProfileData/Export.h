@@ -42,6 +42,11 @@ uint64_t weightOf(const ReportContext &C, Weight W);
 /// The fields some context of \p R stores (bit T-1 for tag T).
 uint32_t knownFields(const Report &R);
 
+/// Text for XML character data and attribute values (the SVG pictures):
+/// the five special characters as entities, control characters as '?',
+/// invalid UTF-8 repaired, U+FFFE/U+FFFF as U+FFFD.
+std::string xmlText(llvm::StringRef S);
+
 /// A demangled C++ name made short for reading, as pprof shortens names:
 /// template arguments folded to "<>"; parameter lists, ABI tags, the return
 /// type and trailing qualifiers dropped; and the standard library's inline
