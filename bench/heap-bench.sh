@@ -104,6 +104,7 @@ for PROG in st ldb pl; do
   spec "$PROG" >"$WORK/spec-$PROG.txt"
   log "$PROG: $ROUNDS rounds"
   rm -rf "$OUT"/*
+  mkdir -p "$WORK/logs-$PROG"
   python3 "$ROOT/bench/paired.py" "$ROUNDS" "$WORK/logs-$PROG" <"$WORK/spec-$PROG.txt" | tee -a "$RES" >&2
   echo >>"$RES"
 done

@@ -492,17 +492,24 @@ uint32_t NextShard;
 //===-- Heap values: live, peak and the timeline (docs/heap-data.md) ------===//
 
 /// The process's live total and peak, and the timeline. LiveBytes is
-/// written by every recorded allocation and free (one atomic add: exact in
-/// the order they are applied); the peak's line by each new peak; the
-/// sampling thresholds by each sample. A context's value at the peak is
-/// captured lazily: an entry records the peak generation it last saw, and
-/// the first change after a newer peak first copies its live values, which
-/// have not changed since that peak (heapCapture).
+/// written by every recorded allocation and free (exact in the order they
+/// are applied); the peak's line by each new peak; the sampling thresholds
+/// by each sample. A context's value at the peak is captured lazily: an
+/// entry records the peak it last saw (the peak's total, which only grows
+/// until a reset, and a reset empties every table), and the first change
+/// after a newer peak first copies its live values, which have not changed
+/// since that peak (heapCapture). The peak is one word, raised by one
+/// compare-and-swap: no moment exists when a new peak is set but not yet
+/// seen by the captures.
 struct HeapState {
   alignas(64) uint64_t LiveBytes;
   alignas(64) uint64_t PeakBytes;
-  uint64_t PeakGen;
   uint32_t PeakTimeMs;
+  /// 0 while one shard holds every recorded chunk (one thread has
+  /// allocated): the total and the peak change only under that shard's
+  /// lock, by plain loads and stores. 1 from the moment a second shard is
+  /// handed out (goShared): atomic updates.
+  uint32_t Shared;
   /// A sample is due when the clock reaches NextSampleMs or the total
   /// leaves [SampleLo, SampleHi].
   alignas(64) uint32_t NextSampleMs;
@@ -517,26 +524,32 @@ struct HeapState {
 };
 HeapState H;
 
-/// Thresholds of the timeline: 1% of the total (at least 16 KiB) or 10 ms,
-/// doubled at each thinning.
-constexpr uint64_t SamplePermille = 10, SampleMinBytes = 16 * 1024;
+/// Thresholds of the timeline: a change of 1% of the peak so far (at least
+/// 64 KiB) or 10 ms, doubled at each thinning; the scans for the largest
+/// contexts take at most 1/400 of the run.
+constexpr uint64_t SamplePermille = 10, SampleMinBytes = 64 * 1024;
 constexpr uint32_t SampleIntervalMs = 10;
+constexpr uint64_t ScanShare = 400;
 
 MEMPROF_ALWAYS_INLINE void heapCapture(MIBEntry &E) {
-  uint64_t Gen = loadRelaxed(&H.PeakGen);
-  if (MEMPROF_UNLIKELY(E.PeakGen != Gen)) {
+  uint64_t Peak = loadRelaxed(&H.PeakBytes);
+  if (MEMPROF_UNLIKELY(E.PeakTag != Peak)) {
     E.PeakBytes = E.LiveBytes;
     E.PeakBlocks = E.LiveBlocks;
-    E.PeakGen = Gen;
+    E.PeakTag = Peak;
   }
 }
 
 MEMPROF_NOINLINE void notePeak(uint64_t Total, uint32_t Now) {
+  if (!loadRelaxed(&H.Shared)) { // under the one shard's lock
+    storeRelaxed(&H.PeakBytes, Total);
+    storeRelaxed(&H.PeakTimeMs, Now);
+    return;
+  }
   uint64_t Cur = loadRelaxed(&H.PeakBytes);
   while (Total > Cur)
     if (__atomic_compare_exchange_n(&H.PeakBytes, &Cur, Total, true,
                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-      __atomic_add_fetch(&H.PeakGen, 1, __ATOMIC_RELAXED);
       storeRelaxed(&H.PeakTimeMs, Now);
       return;
     }
@@ -549,7 +562,13 @@ MEMPROF_ALWAYS_INLINE uint64_t heapAdd(MIBEntry &E, uint64_t Size,
   heapCapture(E);
   E.LiveBytes += Size;
   ++E.LiveBlocks;
-  uint64_t Total = __atomic_add_fetch(&H.LiveBytes, Size, __ATOMIC_RELAXED);
+  uint64_t Total;
+  if (MEMPROF_LIKELY(!loadRelaxed(&H.Shared))) {
+    Total = loadRelaxed(&H.LiveBytes) + Size;
+    storeRelaxed(&H.LiveBytes, Total);
+  } else {
+    Total = __atomic_add_fetch(&H.LiveBytes, Size, __ATOMIC_RELAXED);
+  }
   if (MEMPROF_UNLIKELY(Total > loadRelaxed(&H.PeakBytes)))
     notePeak(Total, Now);
   return Total;
@@ -560,7 +579,25 @@ MEMPROF_ALWAYS_INLINE uint64_t heapSub(MIBEntry &E, uint64_t Size) {
   heapCapture(E);
   E.LiveBytes -= Size;
   --E.LiveBlocks;
+  if (MEMPROF_LIKELY(!loadRelaxed(&H.Shared))) {
+    uint64_t Total = loadRelaxed(&H.LiveBytes) - Size;
+    storeRelaxed(&H.LiveBytes, Total);
+    return Total;
+  }
   return __atomic_sub_fetch(&H.LiveBytes, Size, __ATOMIC_RELAXED);
+}
+
+/// A second shard is about to be used: from now on the total and the peak
+/// change atomically. Every shard's lock is taken, so no update is in
+/// flight while the mode changes (once per process).
+MEMPROF_NOINLINE void goShared() {
+  if (loadRelaxed(&H.Shared))
+    return;
+  for (Shard &S : Shards)
+    S.Lock.lock();
+  storeRelaxed(&H.Shared, 1u);
+  for (Shard &S : Shards)
+    S.Lock.unlock();
 }
 
 MEMPROF_ALWAYS_INLINE bool sampleDue(uint64_t Total, uint32_t Now) {
@@ -568,11 +605,11 @@ MEMPROF_ALWAYS_INLINE bool sampleDue(uint64_t Total, uint32_t Now) {
          Total > loadRelaxed(&H.SampleHi) || Total < loadRelaxed(&H.SampleLo);
 }
 
-/// The value at the current peak of an entry's live values.
-MEMPROF_ALWAYS_INLINE void peakOf(const MIBEntry &E, uint64_t Gen,
+/// An entry's live values at the peak \p Peak.
+MEMPROF_ALWAYS_INLINE void peakOf(const MIBEntry &E, uint64_t Peak,
                                   uint64_t &Bytes, uint64_t &Blocks) {
-  Bytes = E.PeakGen == Gen ? E.PeakBytes : E.LiveBytes;
-  Blocks = E.PeakGen == Gen ? E.PeakBlocks : E.LiveBlocks;
+  Bytes = E.PeakTag == Peak ? E.PeakBytes : E.LiveBytes;
+  Blocks = E.PeakTag == Peak ? E.PeakBlocks : E.LiveBlocks;
 }
 
 void takeSample(uint32_t Now); // below, with the shards' scans
@@ -582,9 +619,12 @@ void takeSample(uint32_t Now); // below, with the shards' scans
 /// thread normally touches. A chunk's tail names its shard, so a free
 /// from another thread finds it.
 MEMPROF_ALWAYS_INLINE unsigned threadShard(ThreadState &T) {
-  if (MEMPROF_UNLIKELY(!T.ShardPlusOne))
-    T.ShardPlusOne = uint8_t(
-        1 + __atomic_fetch_add(&NextShard, 1u, __ATOMIC_RELAXED) % NumShards);
+  if (MEMPROF_UNLIKELY(!T.ShardPlusOne)) {
+    uint32_t N = __atomic_fetch_add(&NextShard, 1u, __ATOMIC_RELAXED);
+    if (N)
+      goShared(); // a second thread allocates
+    T.ShardPlusOne = uint8_t(1 + N % NumShards);
+  }
   return T.ShardPlusOne - 1u;
 }
 
@@ -1479,8 +1519,8 @@ namespace {
 /// A new peak starts now, from what is live (after a reset: nothing).
 void restartHeap(uint32_t Now) {
   ScopedLock Guard(H.SampleLock);
+  // (Every table was emptied: no entry holds a tag of the old peak.)
   storeRelaxed(&H.PeakBytes, loadRelaxed(&H.LiveBytes));
-  __atomic_add_fetch(&H.PeakGen, 1, __ATOMIC_RELAXED);
   storeRelaxed(&H.PeakTimeMs, Now);
   H.NumSamples = 0;
   H.Thinnings = 0;
@@ -1505,7 +1545,7 @@ bool collectProfile(MIBMap &Out, bool Reset, HeapTotals *Totals,
                     HeapSampleInfo *Samples) {
   uint32_t Now = nowMs();
   uint32_t Cpu = currentCpu();
-  uint64_t Gen = loadRelaxed(&H.PeakGen);
+  uint64_t Peak = loadRelaxed(&H.PeakBytes);
   bool Ok = true;
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
@@ -1530,7 +1570,7 @@ bool collectProfile(MIBMap &Out, bool Reset, HeapTotals *Totals,
     for (uint64_t I = 0; I < S.Freed.Capacity; ++I) {
       const MIBEntry &E = S.Freed.Entries[I];
       uint64_t PeakBytes, PeakBlocks;
-      peakOf(E, Gen, PeakBytes, PeakBlocks);
+      peakOf(E, Peak, PeakBytes, PeakBlocks);
       if (!E.Key || (!E.LiveBlocks && !PeakBlocks))
         continue;
       if (MIBEntry *O = Out.find(E.Key)) {
@@ -1541,7 +1581,8 @@ bool collectProfile(MIBMap &Out, bool Reset, HeapTotals *Totals,
       }
     }
     if (Reset) {
-      __atomic_sub_fetch(&H.LiveBytes, shardLiveBytes(S), __ATOMIC_RELAXED);
+      if (uint64_t Live = shardLiveBytes(S))
+        __atomic_sub_fetch(&H.LiveBytes, Live, __ATOMIC_RELAXED);
       forgetShard(S);
     }
   }
@@ -1555,7 +1596,8 @@ bool collectProfile(MIBMap &Out, bool Reset, HeapTotals *Totals,
 void resetProfile() {
   for (Shard &S : Shards) {
     ScopedLock Guard(S.Lock);
-    __atomic_sub_fetch(&H.LiveBytes, shardLiveBytes(S), __ATOMIC_RELAXED);
+    if (uint64_t Live = shardLiveBytes(S))
+      __atomic_sub_fetch(&H.LiveBytes, Live, __ATOMIC_RELAXED);
     forgetShard(S);
   }
   restartHeap(nowMs());
@@ -1641,9 +1683,9 @@ MEMPROF_NOINLINE void takeSample(uint32_t Now) {
   X.TimeMs = Now;
   X.TotalBytes = Total;
   X.NumTop = 0;
-  // The scans for the largest contexts are rationed to 1% of the run.
+  // The scans for the largest contexts are rationed.
   uint64_t Start = preciseNs();
-  if (H.ScanNs * 100 < Start - G.StartNs) {
+  if (H.ScanNs * ScanShare < Start - G.StartNs) {
     for (Shard &S : Shards) {
       ScopedLock Guard(S.Lock);
       for (uint64_t I = 0; I < S.Freed.Capacity; ++I) {
@@ -1655,7 +1697,8 @@ MEMPROF_NOINLINE void takeSample(uint32_t Now) {
     H.ScanNs += preciseNs() - Start;
   }
   uint32_t Shift = H.Thinnings < 20 ? H.Thinnings : 20;
-  uint64_t Delta = Total / 1000 * (SamplePermille << Shift);
+  uint64_t Delta =
+      loadRelaxed(&H.PeakBytes) / 1000 * (SamplePermille << Shift);
   if (Delta < (SampleMinBytes << Shift))
     Delta = SampleMinBytes << Shift;
   storeRelaxed(&H.NextSampleMs, Now + (SampleIntervalMs << Shift));
@@ -1690,7 +1733,6 @@ void resetShardsInChild() {
   // Nothing is live in the child's record: its own peak and timeline.
   storeRelaxed(&H.LiveBytes, uint64_t(0));
   storeRelaxed(&H.PeakBytes, uint64_t(0));
-  __atomic_add_fetch(&H.PeakGen, 1, __ATOMIC_RELAXED);
   storeRelaxed(&H.PeakTimeMs, nowMs());
   H.NumSamples = 0;
   H.Thinnings = 0;

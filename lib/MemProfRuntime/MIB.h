@@ -17,10 +17,10 @@ namespace memprof {
 namespace rt {
 
 /// The fields of MIBFields.def, in the order a free uses them. What the
-/// common free (no access counts) writes comes first: these 120 bytes and the
-/// table's 8-byte key fill the first two cache lines of a 64-aligned
-/// MIBEntry, instead of the four or five that the on-disk order spreads
-/// them over. Timestamps and CPU ids are 32-bit values (nowMs, currentCpu);
+/// common free (no access counts) writes comes first: these 120 bytes, the
+/// table's 8-byte key and the heap values fill the first three cache lines
+/// of a 64-aligned MIBEntry, instead of the five that the on-disk order
+/// spreads them over. Timestamps and CPU ids are 32-bit values (nowMs, currentCpu);
 /// every other field is a u64.
 struct MIB {
   // Written by every free.

@@ -247,23 +247,26 @@ void resolveGlibcUsableSize();
 ChunkTail *ownChunk(const void *P);
 
 /// A map from stack id to MIB; open addressing over mmap'd memory. An entry
-/// starts a cache line: the key and what a common free writes (MIB's first
-/// 120 bytes) are its first two lines.
+/// starts a cache line: the key and the heap values (what an allocation
+/// reads and writes) are its first line, and with what a common free writes
+/// (MIB's first 120 bytes) its first three.
 struct alignas(64) MIBEntry {
   uint32_t Key; ///< stack id; 0 = empty slot
   uint32_t Pad;
+  // The heap values of the context's chunks in this shard
+  // (docs/heap-data.md).
+  uint64_t LiveBytes, LiveBlocks;
+  /// The live values at the peak whose total was PeakTag.
+  uint64_t PeakBytes, PeakBlocks;
+  uint64_t PeakTag;
   /// AllocCount 0: no block ended yet (the entry holds heap values only).
   MIB Block;
-  // The heap values of the context's chunks in this shard
-  // (docs/heap-data.md), in the entry's last cache line.
-  uint64_t LiveBytes, LiveBlocks;
-  /// The live values at the peak of generation PeakGen.
-  uint64_t PeakBytes, PeakBlocks;
-  uint64_t PeakGen;
 };
 static_assert(sizeof(MIBEntry) == 256, "an entry is four cache lines");
-static_assert(offsetof(MIBEntry, LiveBytes) >= 192,
-              "the heap values are in the entry's last line");
+static_assert(offsetof(MIBEntry, PeakTag) + 8 <= 64,
+              "the key and the heap values are the entry's first line");
+static_assert(offsetof(MIBEntry, Block) + 120 <= 192,
+              "what a free writes is in the first three lines");
 /// An MIB with an access histogram (AccessHistogramSize counts at the
 /// address in AccessHistogram) is copied into the map's own memory.
 struct MIBMap {
