@@ -35,6 +35,17 @@ def paeth(a, b, c):
 
 
 def read_png(path):
+    """(width, height, a Counter of the pixels' RGB bytes)."""
+    width, height, rows, channels = read_rows(path)
+    pixels = Counter()
+    for line in rows:
+        for x in range(0, width * channels, channels):
+            pixels[line[x:x + 3]] += 1
+    return width, height, pixels
+
+
+def read_rows(path):
+    """(width, height, the unfiltered scanlines, bytes per pixel)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"\x89PNG\r\n\x1a\n":
@@ -87,11 +98,7 @@ def read_png(path):
             fail("%s: row %d: unknown filter %d" % (path, y, ftype))
         rows.append(bytes(line))
         prev = line
-    pixels = Counter()
-    for line in rows:
-        for x in range(0, stride, channels):
-            pixels[line[x:x + 3]] += 1
-    return width, height, pixels
+    return width, height, rows, channels
 
 
 def main():
