@@ -2,7 +2,8 @@
 //
 // Whatever extension the reader accepts must survive a write and a read
 // unchanged: every function, every location, every module path, the
-// programs and every context's site module it described.
+// programs, every context's site module and every context's type it
+// described.
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/ProfileNames.h"
@@ -34,6 +35,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       P.CallStacks.try_emplace(KV.first, llvm::SmallVector<FrameId, 8>{F0});
       P.Records[G0].AllocSites.push_back({KV.first, {}});
     }
+    for (const auto &KV : N->types())
+      if (P.CallStacks.try_emplace(KV.first, llvm::SmallVector<FrameId, 8>{F0})
+              .second)
+        P.Records[G0].AllocSites.push_back({KV.first, {}});
+  }
+  // Every type the table gave names a context of that profile.
+  if (llvm::Error E = checkNamesContexts(*N, P)) {
+    llvm::consumeError(std::move(E));
+    if (!N->functions().empty())
+      abort();
   }
   llvm::SmallVector<char, 0> Out;
   auto W = appendNamesExtension(Out, P, *N);
@@ -64,5 +75,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     if (Back->contextModule(KV.first, G0) != N->contextModule(KV.first, G0))
       abort();
   }
+  if (!N->functions().empty())
+    for (const auto &KV : N->types())
+      if (Back->type(KV.first) != KV.second)
+        abort();
   return 0;
 }

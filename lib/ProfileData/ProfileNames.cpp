@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <set>
 #include <tuple>
+#include <unordered_set>
 #include <vector>
 
 using namespace llvm;
@@ -137,6 +138,21 @@ void ProfileNames::merge(const ProfileNames &O) {
     addSiteModule(Id, Module);
   for (StringRef P : O.Programs)
     addProgram(P);
+  for (const auto &[Id, Type] : O.Types)
+    addType(Id, Type);
+}
+
+void ProfileNames::addType(CallStackId Id, StringRef Type) {
+  if (Type.empty())
+    return;
+  auto [It, New] = Types.try_emplace(Id);
+  if (New || Type < It->second)
+    It->second = save(Type);
+}
+
+StringRef ProfileNames::type(CallStackId Id) const {
+  auto It = Types.find(Id);
+  return It == Types.end() ? StringRef() : It->second;
 }
 
 void ProfileNames::addSiteModule(CallStackId Id, StringRef BuildId) {
@@ -244,8 +260,10 @@ void observeNames(const IndexedMemProf &P, const ProfileNames &From,
   // be another in the merge (the smallest of several programs' wins).
   for (const auto &KV : P.Records)
     for (const IndexedAllocSite &AS : KV.second.AllocSites)
-      if (P.leafFunction(AS.CSId) == KV.first)
+      if (P.leafFunction(AS.CSId) == KV.first) {
         Into.addSiteModule(AS.CSId, From.contextModule(AS.CSId, KV.first));
+        Into.addType(AS.CSId, From.type(AS.CSId));
+      }
   for (StringRef Program : From.programs()) {
     Into.addProgram(Program);
     Into.addModulePath(Program, From.modulePath(Program));
@@ -438,6 +456,16 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       if (!N || N->BuildId != M)
         Sites[AS.CSId] = M;
     }
+  // The allocated type of each context that has one, by context id.
+  std::map<CallStackId, StringRef> Types;
+  for (const auto &KV : P.Records)
+    for (const IndexedAllocSite &AS : KV.second.AllocSites) {
+      StringRef T = Names.type(AS.CSId);
+      if (!T.empty()) {
+        Types.try_emplace(AS.CSId, T);
+        Strings.add(T);
+      }
+    }
   const std::set<StringRef> &Programs = Names.programs();
   for (StringRef M : Programs)
     Modules.insert(M);
@@ -506,8 +534,19 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       writeULEB(SiteBytes, ModuleRef[M]);
     }
   }
+  // The types, when some context has one: a file without is what it was
+  // before the flag existed.
+  const bool WithTypes = !Types.empty();
+  SmallVector<char, 0> TypeBytes;
+  if (WithTypes) {
+    writeULEB(TypeBytes, Types.size());
+    for (const auto &[Id, T] : Types) {
+      write64(TypeBytes, Id);
+      writeULEB(TypeBytes, Strings.offset(T));
+    }
+  }
   for (const auto *Section : {&ModuleBytes, &FileBytes, &FuncBytes, &FrameBytes,
-                              &ProgramBytes, &SiteBytes})
+                              &ProgramBytes, &SiteBytes, &TypeBytes})
     if (Section->size() > UINT32_MAX)
       return makeError(ErrorCode::TooLarge,
                        "a names extension section exceeds 4 GiB");
@@ -519,7 +558,8 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       Strings.bytes().size());
   SmallVector<uint8_t, 0> Zipped;
   uint32_t Flags = (WithPaths ? names::FlagModulePaths : 0) |
-                   (WithSites ? names::FlagSites : 0);
+                   (WithSites ? names::FlagSites : 0) |
+                   (WithTypes ? names::FlagTypes : 0);
   if (compression::zlib::isAvailable() && !RawStrings.empty()) {
     compression::zlib::compress(RawStrings, Zipped,
                                 compression::zlib::BestSizeCompression);
@@ -545,6 +585,10 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
     write32(Out, uint32_t(ProgramBytes.size()));
     write32(Out, uint32_t(SiteBytes.size()));
   }
+  if (WithTypes) {
+    write32(Out, uint32_t(TypeBytes.size()));
+    write32(Out, 0);
+  }
   Out.append(StoredStrings.begin(), StoredStrings.end());
   Out.append(ModuleBytes.begin(), ModuleBytes.end());
   Out.append(FileBytes.begin(), FileBytes.end());
@@ -552,6 +596,7 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   Out.append(FrameBytes.begin(), FrameBytes.end());
   Out.append(ProgramBytes.begin(), ProgramBytes.end());
   Out.append(SiteBytes.begin(), SiteBytes.end());
+  Out.append(TypeBytes.begin(), TypeBytes.end());
   while (Out.size() % 8 != 0)
     Out.push_back(0);
   const uint64_t Size = Out.size() + names::FooterSize - Start;
@@ -568,6 +613,8 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   Stats.ProgramTableBytes = ProgramBytes.size();
   Stats.SiteModuleTableBytes = SiteBytes.size();
   Stats.NumSiteEntries = Sites.size();
+  Stats.TypeTableBytes = TypeBytes.size();
+  Stats.NumTypeEntries = Types.size();
   Stats.NumFunctions = Funcs.size();
   Stats.NumFileNodes = Files.size();
   Stats.NumFrameEntries = Exceptions.size();
@@ -935,8 +982,8 @@ struct ExtensionReader {
     auto Flags = H.read<uint32_t>("names flags");
     if (!Flags)
       return Flags.takeError();
-    if (*Flags &
-        ~(names::FlagStringsZlib | names::FlagModulePaths | names::FlagSites))
+    if (*Flags & ~(names::FlagStringsZlib | names::FlagModulePaths |
+                   names::FlagSites | names::FlagTypes))
       return makeError(ErrorCode::UnsupportedVersion,
                        "names extension flags 0x" + Twine::utohexstr(*Flags) +
                            " are not supported",
@@ -949,7 +996,7 @@ struct ExtensionReader {
       return malformed("LLVM part size " + Twine(*LLVMSize) +
                            " is not the extension's offset " + Twine(Start),
                        Start + 16);
-    uint32_t Sizes[7] = {};
+    uint32_t Sizes[8] = {};
     uint64_t Sum = 0;
     for (unsigned I = 0; I < 5; ++I) {
       if (Error E = H.readInto(Sizes[I], "names section size"))
@@ -975,6 +1022,25 @@ struct ExtensionReader {
         Sum += Sizes[I];
       }
       HeadersSize += names::SitesHeaderSize;
+    }
+    if (*Flags & names::FlagTypes) {
+      if (ExtSize < HeadersSize + names::TypesHeaderSize + names::FooterSize)
+        return malformed("extension of " + Twine(ExtSize) +
+                             " bytes has no room for its types header",
+                         Start);
+      const uint64_t At = Start + HeadersSize;
+      DataCursor TH(Buffer.substr(At, names::TypesHeaderSize), At);
+      if (Error E = TH.readInto(Sizes[7], "names section size"))
+        return E;
+      Sum += Sizes[7];
+      auto Reserved = TH.read<uint32_t>("types header reserved field");
+      if (!Reserved)
+        return Reserved.takeError();
+      if (*Reserved != 0)
+        return malformed("types header reserved field is " +
+                             Twine(*Reserved) + ", not 0",
+                         At + 4);
+      HeadersSize += names::TypesHeaderSize;
     }
     const bool Zipped = *Flags & names::FlagStringsZlib;
     if (!Zipped && *RawSize != 0)
@@ -1035,6 +1101,13 @@ struct ExtensionReader {
         return E;
       Pos += Sizes[I + 1];
     }
+    // The type table ends the tables.
+    if (*Flags & names::FlagTypes) {
+      SectionCursor C(Buffer.substr(Pos, Sizes[7]), Pos, "type table");
+      if (Error E = readTypes(C))
+        return E;
+      Pos += Sizes[7];
+    }
     return Error::success();
   }
 
@@ -1073,6 +1146,37 @@ struct ExtensionReader {
     return S.finish();
   }
 
+  Error readTypes(SectionCursor &S) {
+    auto N = S.count(9, "type");
+    if (!N)
+      return N.takeError();
+    std::optional<uint64_t> Prev;
+    for (uint64_t I = 0; I < *N; ++I) {
+      const uint64_t At = S.C.absoluteOffset();
+      uint64_t Id;
+      if (Error E = S.C.readInto(Id, "type context id"))
+        return E;
+      if (Prev && Id <= *Prev)
+        return malformed("type " + Twine(I) + " context id 0x" +
+                             Twine::utohexstr(Id) +
+                             " is not above the previous one",
+                         At);
+      Prev = Id;
+      const uint64_t NameAt = S.C.absoluteOffset();
+      auto Ref = S.uleb("type name");
+      if (!Ref)
+        return Ref.takeError();
+      auto Name = string(*Ref, "type " + Twine(I) + " name", NameAt);
+      if (!Name)
+        return Name.takeError();
+      if (Name->empty())
+        return malformed("type " + Twine(I) + " has an empty name", NameAt);
+      Names.addType(Id, *Name);
+      Names.noteTypeEntryOffset(Id, At);
+    }
+    return S.finish();
+  }
+
   Error readSites(SectionCursor &S) {
     auto N = S.count(9, "site module");
     if (!N)
@@ -1099,6 +1203,25 @@ struct ExtensionReader {
 };
 
 } // namespace
+
+Error checkNamesContexts(const ProfileNames &Names, const IndexedMemProf &P) {
+  if (Names.typeEntryOffsets().empty())
+    return Error::success();
+  std::unordered_set<CallStackId> Contexts;
+  for (const auto &KV : P.Records)
+    for (const IndexedAllocSite &AS : KV.second.AllocSites)
+      Contexts.insert(AS.CSId);
+  // The first offending entry in file order, whatever the map's order.
+  std::optional<std::pair<uint64_t, CallStackId>> Bad;
+  for (const auto &[Id, At] : Names.typeEntryOffsets())
+    if (!Contexts.count(Id) && (!Bad || At < Bad->first))
+      Bad = {At, Id};
+  if (Bad)
+    return malformed("type of context 0x" + Twine::utohexstr(Bad->second) +
+                         ", which is no allocation context of the LLVM part",
+                     Bad->first);
+  return Error::success();
+}
 
 bool hasNamesExtension(StringRef Buffer) {
   return Buffer.size() >= names::FooterSize &&

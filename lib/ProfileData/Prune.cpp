@@ -19,6 +19,7 @@
 #include "llvm/ADT/STLExtras.h"
 #include <algorithm>
 #include <map>
+#include <optional>
 
 using namespace llvm;
 
@@ -45,6 +46,7 @@ struct Item {
   MemInfoBlock Info;
   uint32_t Known;
   StringRef SiteModule; // pruning keeps the allocation site, so its module
+  StringRef Type;       // the context's allocated type; empty: unknown
 };
 
 } // namespace
@@ -67,7 +69,8 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
     Item It{C->Frames, C->Info, C->Known,
             C->Frames.empty()
                 ? StringRef()
-                : Names.contextModule(Id, C->Frames.front().Function)};
+                : Names.contextModule(Id, C->Frames.front().Function),
+            Names.type(Id)};
     if (Opts.MaxDepth && It.Frames.size() > Opts.MaxDepth) {
       auto Ends = chainEnds(It.Frames);
       size_t Keep = Ends.front(); // the allocation site always stays
@@ -145,11 +148,23 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
       }
   }
 
-  // Rebuild: contexts that became identical merge.
+  // Rebuild: contexts that became identical merge. A context keeps a type
+  // only when every context it now stands for had that type: one of
+  // unknown type, or of another, makes it unknown (its bytes are not all
+  // known to be of one type).
   Contexts.clear();
-  for (Item &It : Items)
-    Names.addSiteModule(addContext(It.Frames, It.Info, It.Known),
-                        It.SiteModule);
+  std::map<CallStackId, std::optional<StringRef>> Types; // nullopt: none
+  for (Item &It : Items) {
+    CallStackId Id = addContext(It.Frames, It.Info, It.Known);
+    Names.addSiteModule(Id, It.SiteModule);
+    auto [TI, New] = Types.try_emplace(Id, It.Type);
+    if (!New && TI->second != std::optional<StringRef>(It.Type))
+      TI->second = std::nullopt;
+  }
+  Names.clearTypes();
+  for (const auto &[Id, T] : Types)
+    if (T)
+      Names.addType(Id, *T);
   St.ContextsAfter = Contexts.size();
   for (auto &KV : Contexts)
     St.FramesAfter += KV.second.Frames.size();

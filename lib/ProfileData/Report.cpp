@@ -1885,6 +1885,9 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
     auto P = readIndexedProfile(Data, &Info, nullptr, &Counters);
     if (!P)
       return P.takeError();
+    if (Names)
+      if (Error E = checkNamesContexts(*Names, *P))
+        return E;
     if (Counters.Present) {
       if (Error E = addCounters(Path, Counters))
         return E;

@@ -78,13 +78,17 @@ struct Options {
   bool MemProfVersionGiven = false; // --memprof-version on the command line
 };
 
-/// The names extension of an indexed file, if it has a readable one.
-std::optional<ProfileNames> namesOf(StringRef Path, StringRef Data) {
+/// The names extension of an indexed file, if it has a readable one (that
+/// agrees with \p P, its LLVM part, when given).
+std::optional<ProfileNames> namesOf(StringRef Path, StringRef Data,
+                                    const IndexedMemProf *P = nullptr) {
   if (!hasNamesExtension(Data))
     return std::nullopt;
   auto N = readNamesExtension(Data);
-  if (!N) {
-    tool::warning(Path, "names extension ignored: " + toString(N.takeError()));
+  Error E = N ? (P ? checkNamesContexts(*N, *P) : Error::success())
+              : N.takeError();
+  if (E) {
+    tool::warning(Path, "names extension ignored: " + toString(std::move(E)));
     return std::nullopt;
   }
   return std::move(*N);
@@ -183,7 +187,9 @@ Expected<Loaded> load(StringRef Path, StringRef Data, Form F,
       uint32_t HotCold = schemaMask(hotColdSchema());
       L.InputFull = (schemaMask(Info.Schema) & ~HotCold) != 0;
       // Rewriting with the same version and schema gives the same bytes.
+      L.Names = namesOf(Path, Data, &*R);
       L.MemProf = inRoundTripOrder(*R);
+      return std::move(L);
     } else if (!L.Counters.Present) {
       return makeError(ErrorCode::Malformed,
                        "the indexed profile has neither counters nor a "
@@ -403,7 +409,7 @@ Expected<std::unique_ptr<JSONInput>> readForJSON(StringRef Path, StringRef Data,
     In->Summary = Stored ? *Stored : computeReaderSummary(*P);
     In->MemProf = std::move(*P);
   }
-  In->Names = namesOf(Path, Data);
+  In->Names = namesOf(Path, Data, In->MemProf ? &*In->MemProf : nullptr);
   return std::move(In);
 }
 

@@ -127,6 +127,12 @@ void loadInput(Input &In, bool ReadNames) {
           "memprof-merge cannot carry over into the output",
           In.Info.DataAccessProfileOffset);
     } else {
+      if (In.Names)
+        if (Error E = checkNamesContexts(*In.Names, *P)) {
+          In.Err = std::move(E);
+          In.Buffer.reset();
+          return;
+        }
       if (In.Info.MemProfVersion != 0)
         In.Indexed = std::move(*P);
       if (Counters.Present)

@@ -445,6 +445,41 @@ TEST(Prune, FoldsSmallContextsIntoTheSiteRemainder) {
     }
 }
 
+TEST(Prune, AFoldedContextKeepsATypeOnlyWhenAllAgree) {
+  // Two small contexts fold into the site's remainder: their types agree
+  // (the remainder keeps it), disagree or one is unknown (no type); the big
+  // context keeps its own.
+  for (auto [SmallA, SmallB, Want] :
+       {std::tuple<llvm::StringRef, llvm::StringRef, llvm::StringRef>{"Foo", "Foo", "Foo"},
+        {"Foo", "Bar", ""},
+        {"Foo", "", ""},
+        {"", "", ""}}) {
+    Fixture F;
+    ProfileMerger M(&F.Loc);
+    ASSERT_FALSE(bool(M.addRaw(run({{{0x10, 0x20, 0x30, 0x40}, mib(100, 10)},
+                                     {{0x10, 0x20, 0x70, 0x40}, mib(2, 10)},
+                                     {{0x10, 0x20, 0x30, 0x50}, mib(1, 10)}}))));
+    M.forEachContext([&](CallStackId Id, llvm::ArrayRef<Frame> Fs,
+                         const MemInfoBlock &I, uint32_t) {
+      M.names().addType(Id, I.AllocCount == 100 ? llvm::StringRef("Big")
+                            : I.AllocCount == 2 ? SmallA
+                                                : SmallB);
+    });
+    PruneOptions O;
+    O.MinBytes = 100;
+    M.prune(O);
+    unsigned Seen = 0;
+    M.forEachContext([&](CallStackId Id, llvm::ArrayRef<Frame> Fs,
+                         const MemInfoBlock &I, uint32_t) {
+      ++Seen;
+      EXPECT_EQ(M.names().type(Id), Fs.size() == 1 ? Want : llvm::StringRef("Big"))
+          << SmallA.str() << "+" << SmallB.str();
+    });
+    EXPECT_EQ(Seen, 2u);
+    EXPECT_EQ(M.names().types().size(), Want.empty() ? 1u : 2u);
+  }
+}
+
 TEST(Prune, TrimsToTheDepthThatSeparatesColdFromNotCold) {
   Fixture F;
   ProfileMerger M(&F.Loc);

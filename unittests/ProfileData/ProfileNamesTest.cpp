@@ -634,3 +634,269 @@ TEST(ProfileNames, ModulePathOutsideTheStringTable) {
                                          "outside the string table"),
             std::string::npos);
 }
+
+//===----------------------------------------------------------------------===//
+// Allocated types (FlagTypes)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Small, with a second context (main's own allocation) and both typed.
+struct Typed : Small {
+  CallStackId FooCtx = 0, MainCtx = 0;
+  Typed() {
+    FooCtx = P.CallStacks.begin()->first;
+    MainCtx = P.addCallStack({Frame{Main, 3, 1, false}});
+    P.Records[Main].AllocSites.push_back({MainCtx, {}});
+    N.addType(FooCtx, "std::string");
+    N.addType(MainCtx, "Foo");
+  }
+};
+
+/// Offset of the type table in an extension written at \p H (the last
+/// table: header sizes tell where it starts).
+size_t typeTableAt(StringRef B, size_t H, uint32_t *Size = nullptr) {
+  const uint32_t Flags = support::endian::read32le(B.data() + H + 12);
+  size_t Headers = 48 + ((Flags & names::FlagSites) ? 8 : 0);
+  size_t At = H + Headers + 8;
+  for (unsigned I = 0; I < 5; ++I)
+    At += support::endian::read32le(B.data() + H + 24 + 4 * I);
+  if (Flags & names::FlagSites)
+    for (unsigned I = 0; I < 2; ++I)
+      At += support::endian::read32le(B.data() + H + 48 + 4 * I);
+  if (Size)
+    *Size = support::endian::read32le(B.data() + H + Headers);
+  return At;
+}
+
+} // namespace
+
+TEST(ProfileNames, TypesRoundTrip) {
+  Typed S;
+  SmallVector<char, 0> Out(24, 0);
+  auto St = appendNamesExtension(Out, S.P, S.N);
+  ASSERT_TRUE(bool(St)) << toString(St.takeError());
+  EXPECT_EQ(St->NumTypeEntries, 2u);
+  StringRef B(Out.data(), Out.size());
+  EXPECT_EQ(support::endian::read32le(B.data() + 24 + 12),
+            names::FlagTypes); // no sites, no paths, no zlib
+  // The types header right after the header: the table's size, then 0.
+  uint32_t Size = 0;
+  const size_t At = typeTableAt(B, 24, &Size);
+  EXPECT_EQ(support::endian::read32le(B.data() + 24 + 52), 0u);
+  // count 2, then (u64 id, one-byte offset) in increasing id order.
+  ASSERT_EQ(Size, 1u + 2 * 9);
+  EXPECT_EQ(uint8_t(B[At]), 2u);
+  const uint64_t Id0 = support::endian::read64le(B.data() + At + 1);
+  const uint64_t Id1 = support::endian::read64le(B.data() + At + 10);
+  EXPECT_EQ(Id0, std::min(S.FooCtx, S.MainCtx));
+  EXPECT_EQ(Id1, std::max(S.FooCtx, S.MainCtx));
+  // The type table ends the tables: then padding to 8, then the footer.
+  EXPECT_LE(B.size() - 16 - (At + Size), 7u);
+
+  auto Back = readNamesExtension(B);
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  EXPECT_EQ(Back->type(S.FooCtx), "std::string");
+  EXPECT_EQ(Back->type(S.MainCtx), "Foo");
+  EXPECT_EQ(Back->type(S.MainCtx + 1), "");
+  EXPECT_FALSE(bool(checkNamesContexts(*Back, S.P)));
+  SmallVector<char, 0> Again(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Again, S.P, *Back)));
+  EXPECT_EQ(hexOf(Out), hexOf(Again));
+
+  // Types ride behind the other optional headers and tables.
+  S.N.addProgram("\x01\x02");
+  S.N.addModulePath("\x01\x02", "/bin/a");
+  SmallVector<char, 0> All(24, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(All, S.P, S.N)));
+  auto Back2 = readNamesExtension(StringRef(All.data(), All.size()));
+  ASSERT_TRUE(bool(Back2)) << toString(Back2.takeError());
+  EXPECT_EQ(Back2->type(S.FooCtx), "std::string");
+  EXPECT_EQ(Back2->programs().size(), 1u);
+
+  // A context that is not in the profile is not written.
+  S.N.addType(0x1234, "Unused");
+  SmallVector<char, 0> Filtered(24, 0);
+  auto St3 = appendNamesExtension(Filtered, S.P, S.N);
+  ASSERT_TRUE(bool(St3));
+  EXPECT_EQ(St3->NumTypeEntries, 2u);
+}
+
+TEST(ProfileNames, NoTypesNoFlag) {
+  // Without a type the bytes are the golden ones (no flag, no header).
+  Small S;
+  S.N.addType(S.P.CallStacks.begin()->first, ""); // ignored
+  SmallVector<char, 0> Out(16, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Out, S.P, S.N)));
+  const std::string Golden = smallFile();
+  EXPECT_EQ(StringRef(Out.data(), Out.size()), StringRef(Golden));
+}
+
+TEST(ProfileNames, TypesMergeToTheSmallestWhateverTheOrder) {
+  const CallStackId C = 42;
+  const std::vector<std::string> Seen = {"int", "Foo", "std::string", "Bar"};
+  std::vector<size_t> Order = {0, 1, 2, 3};
+  std::string First;
+  do {
+    ProfileNames N;
+    for (size_t I : Order)
+      N.addType(C, Seen[I]);
+    if (First.empty())
+      First = N.type(C).str();
+    EXPECT_EQ(N.type(C), First);
+    // Partial merges: the first two and the last two, merged either way.
+    ProfileNames A, B, AB, BA;
+    A.addType(C, Seen[Order[0]]);
+    A.addType(C, Seen[Order[1]]);
+    B.addType(C, Seen[Order[2]]);
+    B.addType(C, Seen[Order[3]]);
+    AB.merge(A);
+    AB.merge(B);
+    BA.merge(B);
+    BA.merge(A);
+    EXPECT_EQ(AB.type(C), First);
+    EXPECT_EQ(BA.type(C), First);
+  } while (std::next_permutation(Order.begin(), Order.end()));
+  EXPECT_EQ(First, "Bar"); // bytewise: upper case before lower
+}
+
+TEST(ProfileNames, TypeTableCorruptionsAreRejectedCleanly) {
+  Typed S;
+  SmallVector<char, 0> Out(16, 0);
+  ASSERT_TRUE(bool(appendNamesExtension(Out, S.P, S.N)));
+  const std::string Good(Out.begin(), Out.end());
+  // Every single-byte corruption is read or refused cleanly, and a file
+  // read back holds only types of contexts it names (or is refused by
+  // checkNamesContexts).
+  unsigned Rejected = 0;
+  for (size_t I = 16; I < Good.size(); ++I)
+    for (uint8_t Mask : {0xffu, 0x01u, 0x80u, 0x10u}) {
+      std::string Bad = Good;
+      Bad[I] = char(uint8_t(Bad[I]) ^ Mask);
+      auto R = readNamesExtension(Bad);
+      if (!R) {
+        ++Rejected;
+        ASSERT_TRUE(codeOf(R.takeError()).has_value());
+        continue;
+      }
+      if (Error E = checkNamesContexts(*R, S.P)) {
+        ++Rejected;
+        ASSERT_TRUE(codeOf(std::move(E)).has_value());
+        continue;
+      }
+      for (const auto &KV : R->types())
+        EXPECT_TRUE(KV.first == S.FooCtx || KV.first == S.MainCtx);
+    }
+  EXPECT_GT(Rejected, 100u);
+
+  uint32_t Size = 0;
+  const size_t At = typeTableAt(Good, 16, &Size);
+  const size_t TypesHeader = 16 + 48;
+  {
+    std::string B = Good;
+    put32(B, TypesHeader + 4, 1); // the reserved field
+    EXPECT_EQ(rejectMessage(B),
+              "malformed: names extension: types header reserved field is "
+              "1, not 0 @" +
+                  std::to_string(TypesHeader + 4));
+  }
+  {
+    std::string B = Good; // ids out of order
+    std::string First = B.substr(At + 1, 9);
+    B.replace(At + 1, 9, B.substr(At + 10, 9));
+    B.replace(At + 10, 9, First);
+    EXPECT_NE(rejectMessage(B).find("type 1 context id 0x"),
+              std::string::npos);
+    EXPECT_NE(rejectMessage(B).find("is not above the previous one @" +
+                                    std::to_string(At + 10)),
+              std::string::npos);
+  }
+  {
+    std::string B = Good; // a name offset past the string table
+    B[At + 9] = 0x7f;
+    EXPECT_EQ(rejectMessage(B),
+              "malformed: names extension: type 0 name string offset 127 is "
+              "outside the string table of " +
+                  std::to_string(support::endian::read32le(B.data() + 16 + 24)) +
+                  " bytes @" + std::to_string(At + 9));
+  }
+  {
+    std::string B = Good; // 127 entries of at least 9 bytes in 18
+    B[At] = 0x7f;
+    EXPECT_NE(rejectMessage(B).find("type table type count 127 does not fit"),
+              std::string::npos);
+  }
+  {
+    std::string B = Good; // the empty string (every string's final NUL)
+    const uint32_t StringsSize = support::endian::read32le(B.data() + 16 + 24);
+    B[At + 9] = char(StringsSize - 1);
+    EXPECT_EQ(rejectMessage(B),
+              "malformed: names extension: type 0 has an empty name @" +
+                  std::to_string(At + 9));
+  }
+  {
+    // A type of a context the LLVM part does not have.
+    std::string B = Good;
+    support::endian::write64le(&B[At + 10], ~0ULL);
+    auto R = readNamesExtension(B);
+    ASSERT_TRUE(bool(R));
+    Error E = checkNamesContexts(*R, S.P);
+    ASSERT_TRUE(bool(E));
+    std::string Msg;
+    handleAllErrors(std::move(E), [&](const MemProfError &M) {
+      Msg = (M.detail() + " @" + Twine(M.offset())).str();
+    });
+    EXPECT_EQ(Msg, "names extension: type of context 0xffffffffffffffff, "
+                   "which is no allocation context of the LLVM part @" +
+                       std::to_string(At + 10));
+  }
+  {
+    // An older reader's view: the flag unknown is refused, not misread.
+    std::string B = Good;
+    put32(B, 16 + 12, names::FlagTypes | 0x100);
+    EXPECT_EQ(rejectMessage(B).substr(0, 50),
+              "unsupported_version: names extension flags 0x110 a");
+  }
+}
+
+TEST(ProfileNames, TypesJoinAMergeFromIndexedInputs) {
+  // Two files typing one context differently, merged in both orders and
+  // through a partial merge: the smallest name, and the same bytes.
+  Typed A;
+  Typed B;
+  B.N = ProfileNames();
+  B.N.addFunction(Main, {"main", "main", "/src/a.c", 10, "\x01\x02"});
+  B.N.addFunction(Foo, {"_Z3foov", "foo()", "/src/b.c", 20, "\x01\x02"});
+  B.N.addType(B.FooCtx, "std::basic_string<char>"); // 'b' < 's': it wins
+  B.N.addType(B.MainCtx, "Bar");
+  auto Write = [](const IndexedMemProf &P, const ProfileNames &N) {
+    SmallVector<char, 0> Out;
+    EXPECT_FALSE(bool(writeIndexedProfile(P, {}, Out).takeError()));
+    EXPECT_TRUE(bool(appendNamesExtension(Out, P, N)));
+    return std::string(Out.begin(), Out.end());
+  };
+  auto Merge = [&](std::vector<std::string> Files) {
+    ProfileMerger M(nullptr);
+    for (const std::string &F : Files) {
+      auto N = readNamesExtension(F);
+      EXPECT_TRUE(bool(N));
+      NamesExtensionInfo Info;
+      consumeError(readNamesExtension(F, &Info).takeError());
+      auto P = readIndexedProfile(StringRef(F).take_front(Info.Offset));
+      EXPECT_TRUE(bool(P));
+      EXPECT_FALSE(bool(checkNamesContexts(*N, *P)));
+      M.addIndexed(*P, hotColdSchema(), &*N);
+    }
+    IndexedMemProf P = M.build(RecordOrder::Canonical);
+    return Write(P, M.names());
+  };
+  const std::string FA = Write(A.P, A.N), FB = Write(B.P, B.N);
+  const std::string AB = Merge({FA, FB}), BA = Merge({FB, FA});
+  EXPECT_EQ(AB, BA);
+  const std::string Partial = Merge({Merge({FA}), Merge({FB})});
+  EXPECT_EQ(AB, Partial);
+  auto N = readNamesExtension(AB);
+  ASSERT_TRUE(bool(N));
+  EXPECT_EQ(N->type(A.MainCtx), "Bar");
+  EXPECT_EQ(N->type(A.FooCtx), "std::basic_string<char>");
+}

@@ -106,6 +106,31 @@ public:
   }
   /// The programs merged, by build id (raw bytes).
   const std::set<llvm::StringRef> &programs() const { return Programs; }
+  /// Records that context \p Id allocates objects of type \p Type (as
+  /// source writes it: "Foo", "std::string"). Among several, the smallest
+  /// name wins (bytewise), so neither the inputs' order nor partial merges
+  /// matter. Empty ones are ignored.
+  void addType(CallStackId Id, llvm::StringRef Type);
+  /// The allocated type of context \p Id; empty when unknown.
+  llvm::StringRef type(CallStackId Id) const;
+  /// Every context's known allocated type, by context id.
+  const std::unordered_map<CallStackId, llvm::StringRef> &types() const {
+    return Types;
+  }
+  /// Forgets every context's type (pruning rebuilds them for the contexts
+  /// it makes).
+  void clearTypes() {
+    Types.clear();
+    TypeEntryOffsets.clear();
+  }
+  /// Where the reader found each type entry (file offsets), for
+  /// checkNamesContexts; empty for names not read from a file.
+  const std::unordered_map<CallStackId, uint64_t> &typeEntryOffsets() const {
+    return TypeEntryOffsets;
+  }
+  void noteTypeEntryOffset(CallStackId Id, uint64_t Offset) {
+    TypeEntryOffsets[Id] = Offset;
+  }
   /// Adds every observation of \p O.
   void merge(const ProfileNames &O);
   /// Marks every frame of \p P that has a named function but no observed
@@ -150,6 +175,8 @@ private:
   std::map<llvm::StringRef, llvm::StringRef> ModulePaths; // build id -> path
   std::unordered_map<CallStackId, llvm::StringRef> SiteModules;
   std::set<llvm::StringRef> Programs;
+  std::unordered_map<CallStackId, llvm::StringRef> Types;
+  std::unordered_map<CallStackId, uint64_t> TypeEntryOffsets;
 };
 
 /// llvm::demangle of \p LinkageName (the name itself when not mangled).
@@ -181,10 +208,12 @@ struct NamesExtensionStats {
   uint64_t FrameTableBytes = 0;
   uint64_t ProgramTableBytes = 0;
   uint64_t SiteModuleTableBytes = 0;
+  uint64_t TypeTableBytes = 0;
   uint64_t NumFunctions = 0;
   uint64_t NumFileNodes = 0;
   uint64_t NumFrameEntries = 0;
   uint64_t NumSiteEntries = 0;
+  uint64_t NumTypeEntries = 0;
 };
 
 /// Appends the names extension to \p Out, which holds a complete LLVM
@@ -212,10 +241,16 @@ llvm::Expected<ProfileNames> readNamesExtension(llvm::StringRef Buffer,
                                                 NamesExtensionInfo *Info =
                                                     nullptr);
 
+/// Checks what the extension says about contexts against the LLVM part it
+/// was read with: every type entry must name a context (an allocation
+/// site's call stack) of \p P. The error names the entry's offset.
+llvm::Error checkNamesContexts(const ProfileNames &Names,
+                               const IndexedMemProf &P);
+
 /// Records, for every frame of \p P whose function \p From names, the
 /// function and the frame's known location into \p Into, and \p From's
-/// programs and the site modules of P's contexts: how names read from an
-/// indexed file join a merge.
+/// programs and the site modules and types of P's contexts: how names read
+/// from an indexed file join a merge.
 void observeNames(const IndexedMemProf &P, const ProfileNames &From,
                   ProfileNames &Into);
 

@@ -25,11 +25,15 @@ static const uint32_t FlagModulePaths = 2;
 /* A second header (SitesHeader) follows the header, and a program table and
    a site-module table follow the frame table. */
 static const uint32_t FlagSites = 4;
+/* A TypesHeader follows the other headers, and a type table ends the
+   tables: each context's allocated type. */
+static const uint32_t FlagTypes = 16;
 /* Header, 48 bytes, at the first byte after the LLVM part (8-aligned). */
 struct Header {
   uint64_t Magic;             /* HeaderMagic */
   uint32_t Version;           /* 1 */
-  uint32_t Flags;             /* FlagStringsZlib, FlagModulePaths, FlagSites; others unsupported */
+  uint32_t Flags;             /* FlagStringsZlib, FlagModulePaths, FlagSites,
+                                 FlagTypes; others unsupported */
   uint64_t LLVMPartSize;      /* = absolute offset of this header */
   uint32_t StringTableSize;   /* bytes of each section, in file order */
   uint32_t ModuleTableSize;
@@ -44,6 +48,11 @@ struct SitesHeader {
   uint32_t ProgramTableSize;    /* bytes of each section, after the frame table */
   uint32_t SiteModuleTableSize;
 };
+/* With FlagTypes, 8 bytes after the other headers (the last of them). */
+struct TypesHeader {
+  uint32_t TypeTableSize; /* bytes of the type table, the last table */
+  uint32_t Reserved;      /* 0 */
+};
 /* Footer, 16 bytes, the last bytes of the file. */
 struct Footer {
   uint64_t ExtensionSize; /* from the header's first byte to the file's end */
@@ -52,6 +61,7 @@ struct Footer {
 
 static const uint64_t HeaderSize = 48;
 static const uint64_t SitesHeaderSize = 8;
+static const uint64_t TypesHeaderSize = 8;
 static const uint64_t FooterSize = 16;
 
 #if defined(__cplusplus) && __cplusplus >= 201103L
@@ -68,6 +78,8 @@ static_assert(offsetof(Header, StringTableRawSize) == 44, "names header layout")
 static_assert(sizeof(SitesHeader) == SitesHeaderSize, "sites header size");
 static_assert(offsetof(SitesHeader, SiteModuleTableSize) == 4,
               "sites header layout");
+static_assert(sizeof(TypesHeader) == TypesHeaderSize, "types header size");
+static_assert(offsetof(TypesHeader, Reserved) == 4, "types header layout");
 static_assert(sizeof(Footer) == FooterSize, "names footer size");
 static_assert(offsetof(Footer, Magic) == 8, "names footer layout");
 #endif
