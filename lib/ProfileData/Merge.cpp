@@ -241,6 +241,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     bool Outside = false;
     const SegmentInfo *Seg = nullptr;
     std::optional<std::pair<Frame, FrameId>> Gap; // keepGaps: made once
+    const std::string *LeafType = nullptr; // when met as a context's leaf
   };
   for (const SegmentInfo &S : P.Segments) {
     Stats.InputModules.insert(S.BuildId);
@@ -287,6 +288,12 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     // The module of the first address that gives a frame: the allocation
     // site's, which names alone cannot tell where programs share functions.
     StringRef SiteModule;
+    // The allocated type: the DWARF call site of the first address that
+    // gives a frame (the allocation call), else what the standard
+    // library's frames from there up say (TypeWalk, until WalkDone).
+    const std::string *LeafType = nullptr;
+    TypeWalk.clear();
+    bool WalkDone = false, AtLeaf = true;
     for (uint64_t PC : SI->second) {
       auto [LI, New] = Local.try_emplace(PC);
       if (New) {
@@ -329,11 +336,27 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
         continue;
       }
       if (!S || S->Status != PCSymbols::Ok || S->Frames.empty()) {
+        // A frame nobody knows (kept as a gap or not, alike): it may be
+        // the allocation call, and the walk cannot pass it.
+        WalkDone = true;
+        AtLeaf = false;
         Gap();
         continue;
       }
-      for (const SymbolizedFrame &SF : S->Frames)
+      if (AtLeaf && L.Seg) {
+        if (!L.LeafType)
+          L.LeafType = &allocatedType(*L.Seg, PC);
+        LeafType = L.LeafType;
+      }
+      AtLeaf = false;
+      for (const SymbolizedFrame &SF : S->Frames) {
         Frames.push_back(SF.F);
+        if (!WalkDone) {
+          const FrameTypeRole &R = frameRole(SF);
+          TypeWalk.push_back(&R);
+          WalkDone = R.K == FrameTypeRole::Program;
+        }
+      }
       Ids.append(LI->second.Ids->begin(), LI->second.Ids->end());
       Chains.push_back({PC, unsigned(S->Frames.size())});
     }
@@ -349,6 +372,10 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, Info, AllMIBFields);
     Names.addSiteModule(Id, SiteModule);
+    if (LeafType && !LeafType->empty())
+      Names.addType(Id, *LeafType);
+    else if (!TypeWalk.empty())
+      Names.addType(Id, typeFromFrames(TypeWalk));
     if (KeepRawEntries)
       RawEntries.push_back({Id, std::vector<Frame>(Frames.begin(), Frames.end()),
                             std::vector<FrameId>(Ids.begin(), Ids.end()), Info,
@@ -397,6 +424,27 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     return makeError(ErrorCode::Symbolization, Msg);
   }
   return Error::success();
+}
+
+const std::string &ProfileMerger::allocatedType(const SegmentInfo &Seg,
+                                                uint64_t PC) {
+  static const std::string None;
+  auto MI = Modules.find(Seg.BuildId);
+  if (MI == Modules.end() || !MI->second)
+    return None;
+  ModuleSymbolizer *M = MI->second;
+  const uint64_t Addr = M->toBinaryAddress(Seg, PC);
+  auto [It, New] = TypeCache.try_emplace({M, Addr});
+  if (New)
+    It->second = M->allocatedType(Addr);
+  return It->second;
+}
+
+const FrameTypeRole &ProfileMerger::frameRole(const SymbolizedFrame &SF) {
+  auto [It, New] = FrameRoles.try_emplace(SF.F.Function);
+  if (New)
+    It->second = classifyFrameFunction(SF.FunctionName);
+  return It->second;
 }
 
 void ProfileMerger::observeFrame(const SymbolizedFrame &SF, StringRef BuildId) {

@@ -58,6 +58,7 @@ static constexpr std::pair<GroupBy, StringLiteral> GroupByNames[] = {
     {GroupBy::Context, "context"},
     {GroupBy::Site, "site"},
     {GroupBy::Function, "function"},
+    {GroupBy::Type, "type"},
 };
 
 std::optional<GroupBy> parseGroupBy(StringRef Name) {
@@ -119,6 +120,7 @@ struct Candidate {
 /// The sum of the contexts of one site or function.
 struct Group {
   Frame Key;   // the site's frame, or the function (line offset 0)
+  StringRef Type; // GroupBy::Type: the type; empty for the unknown row
   MemInfoBlock Info;
   uint32_t Known = 0;
   uint64_t Contexts = 0;
@@ -382,11 +384,24 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     for (const Candidate &C : Selected) {
       if (C.Frames.empty())
         continue;
-      auto [Id, Key] = GroupOf(C.Frames.front());
+      std::pair<CallStackId, Frame> IdKey;
+      StringRef Type;
+      if (Opts.Group == GroupBy::Type) {
+        // By the type's name: the same row id in every profile.
+        Type = Names.type(C.Id);
+        IdKey.first = functionGUID(
+            (Type.empty() ? Twine("memprof unknown type")
+                          : "memprof type " + Type)
+                .str());
+      } else {
+        IdKey = GroupOf(C.Frames.front());
+      }
+      auto &[Id, Key] = IdKey;
       auto [It, New] = Groups.try_emplace(Id);
       Group &G = It->second;
       if (New) {
         G.Key = Key;
+        G.Type = Type;
         G.Info = *C.Info;
         G.Known = C.Known;
       } else {
@@ -419,7 +434,10 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
       }
     std::vector<Candidate> Rows;
     for (auto &[Id, G] : Groups)
-      Rows.push_back({Id, ArrayRef<Frame>(G.Key), &G.Info, G.Known,
+      Rows.push_back({Id,
+                      Opts.Group == GroupBy::Type ? ArrayRef<Frame>()
+                                                  : ArrayRef<Frame>(G.Key),
+                      &G.Info, G.Known,
                       G.Contexts ? classify(G.Info, G.Known) : std::nullopt,
                       sortValue(G.Info, Opts.Sort), &G});
     Selected = std::move(Rows);
@@ -478,6 +496,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     R.RankedBy = Sizes ? std::optional<SortKey>(SortKey::Bytes) : std::nullopt;
     const StringRef Rows = Opts.Group == GroupBy::Context ? "contexts"
                            : Opts.Group == GroupBy::Site  ? "allocation sites"
+                           : Opts.Group == GroupBy::Type  ? "types"
                                                           : "functions";
     std::string Note = ("--sort=" + sortKeyName(Opts.Sort) +
                         ": no input stores " +
@@ -551,10 +570,13 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     if (C.G) {
       RC.Contexts = C.G->Contexts;
       RC.Cold = C.G->Cold;
+      RC.Type = clean(C.G->Type);
       if (Opts.Group == GroupBy::Function)
         RC.Through = C.G->Through;
-    } else if (C.Class == AllocClass::Cold) {
-      addTo(RC.Cold, *C.Info);
+    } else {
+      if (C.Class == AllocClass::Cold)
+        addTo(RC.Cold, *C.Info);
+      RC.Type = clean(Names.type(C.Id));
     }
     if (Opts.InternFrames) {
       RC.FrameIds.reserve(C.Frames.size());
@@ -1001,6 +1023,7 @@ void printReportText(const Report &R, raw_ostream &OS) {
   OS << "\nTop " << R.Contexts.size() << " of " << R.Rows << " "
      << (G == GroupBy::Context ? "contexts"
          : G == GroupBy::Site  ? "allocation sites"
+         : G == GroupBy::Type  ? "types"
                                : "functions (by what they allocate, then by "
                                  "what is allocated through them)")
      << " by " << rankedByName(R.RankedBy);
@@ -1061,6 +1084,10 @@ void printReportText(const Report &R, raw_ostream &OS) {
       Lifetime = (Density.empty() ? "lifetime " : "; lifetime ") + Lifetime +
                  " accesses/byte/s";
     Line("density", Density + Lifetime, "");
+    // The type the context allocates, when known; a row of types always
+    // says its type.
+    Line("type",
+         G == GroupBy::Type && C.Type.empty() ? UnknownTypeLabel : C.Type, "");
     for (const ReportFrame &F : C.Frames)
       OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
          << frameLabel(F, R.Options.FullNames, &Labels) << "  "
@@ -1133,6 +1160,7 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
   const GroupBy G = O.Group;
   StringRef Rows = G == GroupBy::Context ? "contexts"
                    : G == GroupBy::Site  ? "allocation sites"
+                   : G == GroupBy::Type  ? "types"
                                          : "functions";
   const SortKey By = D.ComparedBy;
   OS << "Comparison by " << sortKeyName(By) << " of " << Rows;
@@ -1189,6 +1217,10 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
       OS << "; contexts " << (Row.Before ? Row.Before->Contexts : 0) << " -> "
          << (Row.After ? Row.After->Contexts : 0);
     OS << "\n";
+    if (G == GroupBy::Type || !Row.row().Type.empty())
+      OS << "    type      "
+         << (Row.row().Type.empty() ? UnknownTypeLabel : Row.row().Type)
+         << "\n";
     for (const ReportFrame &F : Row.row().Frames)
       OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
          << frameLabel(F, O.FullNames, &Labels) << "  " << frameWhere(F, G)
@@ -1407,6 +1439,7 @@ Node contextNode(const ReportContext &C, size_t Rank, bool Group) {
           .add("module", C.ModuleBuildId.empty()
                              ? Node::null()
                              : Node::str(C.ModuleBuildId))
+          .add("type", C.Type.empty() ? Node::null() : Node::str(C.Type))
           .add("allocations", optU(C.field(MIBTag::AllocCount)))
           .add("size_bytes",
                Stat(MIBTag::TotalSize, MIBTag::MinSize, MIBTag::MaxSize, 1))

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Symbolizer.h"
+#include "memprof/ProfileData/AllocTypes.h"
 #include "memprof/ProfileData/Debuginfod.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/ProfileNames.h"
@@ -17,6 +18,7 @@
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/Magic.h"
 #include "llvm/DebugInfo/DIContext.h"
+#include "llvm/DebugInfo/DWARF/DWARFCompileUnit.h"
 #include "llvm/DebugInfo/DWARF/DWARFContext.h"
 #include "llvm/DebugInfo/DWARF/DWARFDebugAbbrev.h"
 #include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
@@ -31,6 +33,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <unordered_map>
 
@@ -432,6 +435,7 @@ public:
   StringRef path() const override { return Path; }
   uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override;
   PCSymbols symbolize(uint64_t BinaryAddress) override;
+  std::string allocatedType(uint64_t BinaryAddress) override;
 
   StringRef buildId() const { return BuildId; }
   bool hasDwarf() const { return HasDwarf; }
@@ -465,6 +469,10 @@ private:
   mutable std::vector<CodeSymbol> Symbols;  // by Addr
   mutable std::vector<uint64_t> MaxEndUpTo; // max End over Symbols[0..I]
   std::unordered_map<uint64_t, PCSymbols> Cache;
+  /// Per compile unit (by offset), built on its first lookup: the return
+  /// address of each call site with DW_AT_LLVM_alloc_type -> its type name.
+  std::unordered_map<uint64_t, std::unordered_map<uint64_t, std::string>>
+      CallSiteTypes;
 };
 
 Error fileError(ErrorCode Code, StringRef Path, const Twine &Msg) {
@@ -811,6 +819,104 @@ PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
   SF.FunctionName = S->Name;
   R.Frames.push_back(std::move(SF));
   return R;
+}
+
+/// Bounds on the type graph LLVM's type printer may walk (hostile DWARF).
+constexpr unsigned MaxTypeDepth = 64;
+constexpr unsigned MaxTypeDies = 4096;
+
+/// Whether DWARFTypePrinter can print \p T without recursing forever: the
+/// DIEs it may follow from T (DW_AT_type, a type unit's DW_AT_signature, a
+/// pointer to member's class, template and formal parameters, enclosing
+/// scopes up to a function) hold no cycle, lie at most MaxTypeDepth deep
+/// and number at most MaxTypeDies. LLVM's printer follows references
+/// without such checks; a corrupt (or hostile) file could make them loop.
+bool printableType(DWARFDie T) {
+  std::unordered_map<uint64_t, bool> Done; // DIE offset -> finished
+  unsigned Visited = 0;
+  std::function<bool(DWARFDie, unsigned, bool)> Visit =
+      [&](DWARFDie D, unsigned Depth, bool Param) -> bool {
+    if (!D)
+      return true;
+    if (Depth > MaxTypeDepth || ++Visited > MaxTypeDies)
+      return false;
+    auto [It, New] = Done.try_emplace(D.getOffset(), false);
+    if (!New)
+      return It->second; // unfinished: a cycle
+    auto Follow = [&](DWARFDie N) { return Visit(N, Depth + 1, false); };
+    bool Ok = Follow(D.resolveReferencedType(dwarf::DW_AT_type));
+    if (Ok && !Param) {
+      DWARFDie Unit = D.resolveTypeUnitReference();
+      if (Unit != D)
+        Ok = Follow(Unit);
+      if (Ok && D.getTag() == dwarf::DW_TAG_ptr_to_member_type)
+        Ok = Follow(D.resolveReferencedType(dwarf::DW_AT_containing_type));
+      for (DWARFDie C = D.getFirstChild(); Ok && C; C = C.getSibling())
+        switch (C.getTag()) {
+        case dwarf::DW_TAG_template_type_parameter:
+        case dwarf::DW_TAG_template_value_parameter:
+        case dwarf::DW_TAG_formal_parameter:
+        case dwarf::DW_TAG_subrange_type:
+        case dwarf::DW_TAG_GNU_template_parameter_pack:
+        case dwarf::DW_TAG_GNU_template_template_param:
+          Ok = Visit(C, Depth + 1, C.getTag() !=
+                                       dwarf::DW_TAG_GNU_template_parameter_pack);
+          break;
+        default:
+          break;
+        }
+      DWARFDie Parent = D.getParent();
+      if (Ok && Parent && Parent.getTag() != dwarf::DW_TAG_compile_unit &&
+          Parent.getTag() != dwarf::DW_TAG_type_unit &&
+          Parent.getTag() != dwarf::DW_TAG_subprogram &&
+          Parent.getTag() != dwarf::DW_TAG_lexical_block)
+        Ok = Follow(Parent);
+    }
+    Done[D.getOffset()] = Ok;
+    return Ok;
+  };
+  return Visit(T, 0, false);
+}
+
+std::string ElfModule::allocatedType(uint64_t Addr) {
+  if (!Dwarf || Addr == UINT64_MAX)
+    return {};
+  DWARFCompileUnit *CU = Dwarf->getCompileUnitForCodeAddress(Addr);
+  if (!CU)
+    return {};
+  auto [It, New] = CallSiteTypes.try_emplace(CU->getOffset());
+  if (New) {
+    // One walk of the unit's DIEs (which the symbolizer has extracted
+    // already) for its call sites that say what they allocate.
+    std::unordered_map<uint64_t, std::string> Names; // type DIE -> name
+    for (const DWARFDebugInfoEntry &Entry : CU->dies()) {
+      DWARFDie D(CU, &Entry);
+      const dwarf::Tag Tag = D.getTag();
+      if (Tag != dwarf::DW_TAG_call_site && Tag != dwarf::DW_TAG_GNU_call_site)
+        continue;
+      DWARFDie Type =
+          D.getAttributeValueAsReferencedDie(dwarf::DW_AT_LLVM_alloc_type);
+      if (!Type)
+        continue;
+      // DWARF 5's return address; DWARF 4's GNU call sites give it as
+      // their low PC.
+      std::optional<uint64_t> Return = dwarf::toAddress(
+          D.find({dwarf::DW_AT_call_return_pc, dwarf::DW_AT_low_pc}));
+      if (!Return)
+        continue;
+      auto [NI, NewName] = Names.try_emplace(Type.getOffset());
+      if (NewName && printableType(Type)) {
+        std::string Name;
+        raw_string_ostream OS(Name);
+        dumpTypeQualifiedName(Type, OS);
+        NI->second = normalizeTypeName(Name);
+      }
+      if (!NI->second.empty())
+        It->second.try_emplace(*Return, NI->second);
+    }
+  }
+  auto TI = It->second.find(Addr + 1);
+  return TI == It->second.end() ? std::string() : TI->second;
 }
 
 void ElfModule::addNames(ProfileNames &Names,

@@ -163,8 +163,8 @@ int main(int argc, char **argv) {
                  "The rows: allocation contexts, or their sums by allocation "
                  "site (function, line and column of the allocating call) or "
                  "by the function the site lies in (with the totals of every "
-                 "context through it)")
-      ->check(CLI::IsMember({"context", "site", "function"}))
+                 "context through it), or by the type they allocate")
+      ->check(CLI::IsMember({"context", "site", "function", "type"}))
       ->capture_default_str();
   App.add_option("--diff", DiffBases,
                  "Compare the inputs with this base profile (raw or indexed; "

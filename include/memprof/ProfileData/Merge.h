@@ -9,6 +9,7 @@
 #ifndef MEMPROF_PROFILEDATA_MERGE_H
 #define MEMPROF_PROFILEDATA_MERGE_H
 
+#include "memprof/ProfileData/AllocTypes.h"
 #include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/ProfileNames.h"
@@ -20,6 +21,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 
 namespace memprof {
 
@@ -209,6 +211,11 @@ private:
                   uint32_t Known);
   IndexedMemProf buildLLVMExact() const;
   void observeFrame(const SymbolizedFrame &SF, llvm::StringRef BuildId);
+  /// The type the allocation call at \p PC (in \p Seg) makes, as its
+  /// module's DWARF says; empty when unknown. Cached per module address.
+  const std::string &allocatedType(const SegmentInfo &Seg, uint64_t PC);
+  /// What a frame's function says about allocated types, once per GUID.
+  const FrameTypeRole &frameRole(const SymbolizedFrame &SF);
   /// Sets \p Outside when \p PC lies in no segment of \p P, else \p Seg
   /// to its segment.
   const PCSymbols *symbolizePC(bool &Outside, const SegmentInfo *&Seg,
@@ -250,6 +257,12 @@ private:
   std::map<std::string, ModuleSymbolizer *> Modules;
   bool KeepGaps = false;
   std::map<GUID, FrameGap> Gaps;
+  /// Allocated types by (module, binary address) of allocation calls.
+  std::map<std::pair<ModuleSymbolizer *, uint64_t>, std::string> TypeCache;
+  /// classifyFrameFunction of each function met, by GUID (node-based:
+  /// TypeWalk points into it).
+  std::unordered_map<GUID, FrameTypeRole> FrameRoles;
+  std::vector<const FrameTypeRole *> TypeWalk; // addRaw's, reused
 };
 
 } // namespace memprof

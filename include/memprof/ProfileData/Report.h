@@ -42,9 +42,12 @@ MIBTag sortKeyField(SortKey K);
 llvm::StringRef allocClassName(AllocClass C);
 
 /// What a report's rows are: allocation contexts, or their sums by
-/// allocation site (the function, line and column of the site's frame) or
-/// by the function the allocation site lies in.
-enum class GroupBy { Context, Site, Function };
+/// allocation site (the function, line and column of the site's frame), by
+/// the function the allocation site lies in, or by the type the contexts
+/// allocate (one row for those of no known type).
+enum class GroupBy { Context, Site, Function, Type };
+/// How reports name the row of the contexts whose type is not known.
+inline constexpr const char *UnknownTypeLabel = "(unknown type)";
 std::optional<GroupBy> parseGroupBy(llvm::StringRef Name);
 llvm::StringRef groupByName(GroupBy G);
 
@@ -126,6 +129,9 @@ struct ReportContext {
   uint32_t Known = 0; // bit T-1 for field tag T
   std::optional<AllocClass> Class; // unknown when the fields are missing
   std::string ModuleBuildId;       // hex, of the allocation site; may be ""
+  /// The type the context allocates (names-extension.md); for a row of
+  /// GroupBy::Type, its type. Empty when unknown.
+  std::string Type;
   /// Groups: the contexts summed, and those of them classified cold.
   uint64_t Contexts = 1;
   ClassTotals Cold;

@@ -72,6 +72,13 @@ public:
   /// addresses with DWARF; where the module has no DWARF at all, falls back
   /// to its symbol table (function, line offset 0, column 0).
   virtual PCSymbols symbolize(uint64_t BinaryAddress) = 0;
+  /// The type of the objects the call at \p BinaryAddress allocates, as
+  /// its DWARF call site says (DW_AT_LLVM_alloc_type, which clang -g emits
+  /// for `new T`), normalized (normalizeTypeName). \p BinaryAddress is a
+  /// frame's address as the raw profile gives it, the return address less
+  /// one, so the call site is the one whose DW_AT_call_return_pc is
+  /// BinaryAddress + 1. Empty when none says; none by default.
+  virtual std::string allocatedType(uint64_t BinaryAddress) { return {}; }
 };
 
 /// Finds the binary of a build id.
