@@ -191,6 +191,7 @@ constexpr uint64_t MinShareInverse = 1000;
 struct Node {
   uint32_t Label = 0; // in Tree::Labels
   bool Gap = false;
+  bool Type = false; // the pseudo-frame [T] of an allocated type
   uint32_t Size = 1; // the nodes of its subtree, itself included
   uint64_t Total = 0;
   uint64_t Cold = 0;
@@ -228,7 +229,7 @@ struct Tree {
   };
   std::vector<Stack> Stacks;
   std::vector<uint32_t> Seq, Full;
-  std::vector<bool> Gap;
+  std::vector<bool> Gap, Type;
 
   void add(const ReportContext &C, size_t Index, uint64_t V) {
     AnyClass |= C.Class.has_value();
@@ -280,6 +281,7 @@ struct Tree {
         if (K == 0)
           continue;
         N.Gap = N.Gap || Gap[S.Begin + K - 1];
+        N.Type = N.Type || Type[S.Begin + K - 1];
         if (!Full.empty())
           addFull(Path[K], Full[S.Begin + K - 1], S.Index);
       }
@@ -375,7 +377,7 @@ uint64_t fnv1a(StringRef S) {
   return H;
 }
 
-enum class Palette { Warm, Cold, Gap };
+enum class Palette { Warm, Cold, Gap, Type };
 
 /// A colour of the palette picked by the name's hash, so that a function
 /// keeps its colour across the picture and across profiles. Integer
@@ -397,6 +399,11 @@ std::string colour(Palette P, StringRef Name) {
     break;
   case Palette::Gap: // greys
     R = G = Bl = 170 + 40 * A / 255;
+    break;
+  case Palette::Type: // greens; green leads red and blue by at least 40
+    R = 70 + 70 * A / 255;
+    G = 180 + 60 * B / 255;
+    Bl = 70 + 60 * C / 255;
     break;
   }
   return ("rgb(" + Twine(R) + "," + Twine(G) + "," + Twine(Bl) + ")").str();
@@ -602,11 +609,15 @@ void writeFrame(raw_ostream &OS, const Tree &T, uint32_t I, uint64_t Offset,
   double X = SidePad + double(Offset) / double(Total) * DrawWidth;
   double Width = double(N.Total) / double(Total) * DrawWidth;
   unsigned Y = Height - FooterHeight - (Depth + 1) * FrameHeight;
-  Palette P = N.Gap                       ? Palette::Gap
+  Palette P = N.Type                      ? Palette::Type
+              : N.Gap                     ? Palette::Gap
               : N.Cold > N.Total - N.Cold ? Palette::Cold
                                           : Palette::Warm;
 
   std::string Tip = xml(Label);
+  if (N.Type)
+    Tip += "\nallocated type: " + xml(Label.drop_front().drop_back()) +
+           " (the contexts below allocate it)";
   size_t Shown = 0;
   for (StringRef Full : T.fullNames(I)) {
     if (Full == Label)
@@ -659,11 +670,22 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
           LabelOf[F] = T.Labels.intern(cleanLabel(Labels[F]));
         T.Seq.push_back(LabelOf[F]);
         T.Gap.push_back(Frames.frame(F).Gap.has_value());
+        T.Type.push_back(false);
         if (Full) {
           if (FullOf[F] == UINT32_MAX)
             FullOf[F] = T.Labels.intern(cleanLabel((*Full)[F]));
           T.Full.push_back(FullOf[F]);
         }
+      }
+      // The allocated type, where known, as a last pseudo-frame [T] above
+      // the allocation site: as wide as what the site allocates of it.
+      if (!C.Type.empty()) {
+        uint32_t L = T.Labels.intern(cleanLabel("[" + C.Type + "]"));
+        T.Seq.push_back(L);
+        T.Gap.push_back(false);
+        T.Type.push_back(true);
+        if (Full)
+          T.Full.push_back(L);
       }
       T.add(C, I, V);
     }

@@ -49,6 +49,16 @@ void writeName(json::OStream &J, const ProfileNames *Names, GUID G) {
   }
 }
 
+/// The context's allocated type, where the names know it (left out when
+/// unknown, as an unknown line is).
+void writeType(json::OStream &J, const ProfileNames *Names, CallStackId CS) {
+  if (!Names)
+    return;
+  StringRef T = Names->type(CS);
+  if (!T.empty())
+    J.attribute("type", str(T));
+}
+
 void writeFrames(json::OStream &J, const IndexedMemProf &P, CallStackId CS,
                  const ProfileNames *Names) {
   J.attributeArray("frames", [&] {
@@ -135,6 +145,7 @@ void writeMemProfKeysV1(json::OStream &J, const IndexedMemProf &P,
               J.object([&] {
                 J.attribute("context_id", hexGUID(A.CSId));
                 J.attribute("class", siteClass(A.Info));
+                writeType(J, Names, A.CSId);
                 writeFrames(J, P, A.CSId, Names);
                 J.attributeObject("mib", [&] {
                   for (unsigned T : Fields)
@@ -384,6 +395,7 @@ void writeMemProfKeysV2(json::OStream &J, const IndexedMemProf &P,
             E.object([&] {
               E.attribute("context_id", hexGUID(A.CSId));
               E.attribute("class", siteClass(A.Info));
+              writeType(E, Names, A.CSId);
               E.attribute("stack", int64_t(T.stackId(A.CSId)));
               E.attributeArray("mib", [&] {
                 for (unsigned F : Fields)

@@ -171,6 +171,10 @@ public:
     if (C.Class)
       Label("class", allocClassName(*C.Class));
     Label("context_id", hexValue(C.Id));
+    // The allocated type, where known (a missing label is pprof's
+    // "unknown": -tags counts such samples apart).
+    if (!C.Type.empty())
+      Label("type", C.Type);
     if (IsBase)
       Label("pprof::base", "true");
   }
