@@ -37,6 +37,12 @@ clang++-22 -g -fno-omit-frame-pointer -O0 \
   "$here/../lit-tests/memprof-show/Inputs/grow.cpp" -o grow
 LD_PRELOAD="$(dirname "$merge")/../lib/libmemprof_rt.so" MEMPROF_PROFILE_FILE=g.raw ./grow 50 >/dev/null
 "$merge" -q --no-system-dirs g.raw -o "$here/corpus/names/module-paths.profdata"
+# A profile whose names extension types its contexts (FlagTypes): new T,
+# new T[n] (DWARF call sites) and std::vector growth (allocator frames).
+clang++-22 -g -O2 -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-optimize-sibling-calls \
+  "$here/../lit-tests/memprof-show/Inputs/types.cpp" -o types
+LD_PRELOAD="$(dirname "$merge")/../lib/libmemprof_rt.so" MEMPROF_PROFILE_FILE=t.raw ./types 3 >/dev/null
+"$merge" -q --no-system-dirs t.raw -o "$here/corpus/names/types.profdata"
 # C++ names long enough that the string table is deflated.
 clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer -O1 \
   "$here/../examples/wordfreq/wordfreq.cpp" -o wordfreq

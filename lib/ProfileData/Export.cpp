@@ -355,6 +355,13 @@ std::string shortFunctionName(StringRef Demangled) {
   return shortForm(Demangled).Text;
 }
 
+std::string briefTypeName(StringRef Type) {
+  std::string S = Type.str();
+  replaceAll(S, "std::__cxx11::", "std::");
+  replaceAll(S, "std::__1::", "std::");
+  return withoutDefaultArguments(S);
+}
+
 std::map<std::string, std::string>
 distinctShortNames(const std::set<std::string> &Names) {
   std::map<std::string, std::string> Labels;

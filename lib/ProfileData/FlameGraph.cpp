@@ -680,12 +680,13 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
       // The allocated type, where known, as a last pseudo-frame [T] above
       // the allocation site: as wide as what the site allocates of it.
       if (!C.Type.empty()) {
-        uint32_t L = T.Labels.intern(cleanLabel("[" + C.Type + "]"));
+        uint32_t L = T.Labels.intern(cleanLabel(
+            "[" + (O.FullNames ? C.Type : briefTypeName(C.Type)) + "]"));
         T.Seq.push_back(L);
         T.Gap.push_back(false);
         T.Type.push_back(true);
-        if (Full)
-          T.Full.push_back(L);
+        if (Full) // the tooltip's full name
+          T.Full.push_back(T.Labels.intern(cleanLabel("[" + C.Type + "]")));
       }
       T.add(C, I, V);
     }

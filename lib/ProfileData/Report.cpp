@@ -1087,7 +1087,11 @@ void printReportText(const Report &R, raw_ostream &OS) {
     // The type the context allocates, when known; a row of types always
     // says its type.
     Line("type",
-         G == GroupBy::Type && C.Type.empty() ? UnknownTypeLabel : C.Type, "");
+         C.Type.empty() ? std::string(G == GroupBy::Type ? UnknownTypeLabel
+                                                          : "")
+         : R.Options.FullNames ? C.Type
+                               : briefTypeName(C.Type),
+         "");
     for (const ReportFrame &F : C.Frames)
       OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")
          << frameLabel(F, R.Options.FullNames, &Labels) << "  "
@@ -1219,7 +1223,9 @@ void printDiffText(const ReportDiff &D, raw_ostream &OS) {
     OS << "\n";
     if (G == GroupBy::Type || !Row.row().Type.empty())
       OS << "    type      "
-         << (Row.row().Type.empty() ? UnknownTypeLabel : Row.row().Type)
+         << (Row.row().Type.empty() ? std::string(UnknownTypeLabel)
+             : O.FullNames          ? Row.row().Type
+                                    : briefTypeName(Row.row().Type))
          << "\n";
     for (const ReportFrame &F : Row.row().Frames)
       OS << "    " << (F.IsInlineFrame ? "[inlined] " : "")

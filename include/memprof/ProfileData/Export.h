@@ -55,6 +55,12 @@ std::string xmlText(llvm::StringRef S);
 /// they are.
 std::string shortFunctionName(llvm::StringRef Demangled);
 
+/// A type name as text and pictures show it unless asked for full names:
+/// the standard library's inline namespaces removed and its default
+/// template arguments left out, as source writes them
+/// (std::vector<char, std::allocator<char>> is std::vector<char>).
+std::string briefTypeName(llvm::StringRef Type);
+
 /// Labels for demangled names listed side by side in one view, by name:
 /// each name's short form, except where several names share one (three
 /// std::__new_allocator<...>::allocate instantiations): those get back the
