@@ -15,7 +15,9 @@
 #include "llvm/Support/Compression.h"
 #include "llvm/Support/Endian.h"
 #include "gtest/gtest.h"
+#include <functional>
 #include <random>
+#include <set>
 
 using namespace memprof;
 using namespace llvm;
@@ -899,4 +901,111 @@ TEST(ProfileNames, TypesJoinAMergeFromIndexedInputs) {
   ASSERT_TRUE(bool(N));
   EXPECT_EQ(N->type(A.MainCtx), "Bar");
   EXPECT_EQ(N->type(A.FooCtx), "std::basic_string<char>");
+}
+
+namespace {
+
+/// Two builds of one program: the same frames (so the same contexts), but
+/// each build's DWARF types the allocation call differently (the program's
+/// struct was renamed), and a vector's growth typed by its allocator frame.
+class TypedModule : public ModuleSymbolizer {
+public:
+  explicit TypedModule(std::string NewType) : NewType(std::move(NewType)) {}
+  StringRef path() const override { return "typed"; }
+  uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override {
+    return PC - S.Start;
+  }
+  PCSymbols symbolize(uint64_t Addr) override {
+    PCSymbols S;
+    S.Status = PCSymbols::Ok;
+    auto Add = [&](StringRef Name, bool Inline) {
+      SymbolizedFrame F;
+      F.F = Frame{functionGUID(Name), 1, 1, Inline};
+      F.FunctionName = Name.str();
+      S.Frames.push_back(F);
+    };
+    if (Addr == 0x10) { // new T in make()
+      Add("_Z4makev", false);
+    } else if (Addr == 0x20) { // vector<Bar> growth, inlined into grow()
+      Add("_ZNSt15__new_allocatorI3BarE8allocateEmPKv", true);
+      Add("_ZNSt6vectorI3BarSaIS0_EE9push_backEOS0_", true);
+      Add("_Z4growv", false);
+    } else {
+      Add("main", false);
+    }
+    return S;
+  }
+  std::string allocatedType(uint64_t Addr) override {
+    return Addr == 0x10 ? NewType : std::string();
+  }
+  std::string NewType;
+};
+
+class TwoBuilds : public BinaryLocator {
+public:
+  TypedModule A{"Foo"}, B{"Bar"};
+  Expected<ModuleSymbolizer *> find(StringRef Id) override {
+    return Id == "\x0a" ? &A : &B;
+  }
+};
+
+std::string rawRun(StringRef BuildId) {
+  test::RawBuilder B;
+  B.Segs.push_back({0x1000, 0x2000, 0x1000, BuildId.str()});
+  B.MIBs.push_back({1, MemInfoBlock::forAllocation(40, 1, 1, 2, 0, 0), {}});
+  B.MIBs.push_back({2, MemInfoBlock::forAllocation(64, 1, 1, 2, 0, 0), {}});
+  B.Stacks.push_back({1, {0x1010, 0x1030}});
+  B.Stacks.push_back({2, {0x1020, 0x1030}});
+  return B.build();
+}
+
+} // namespace
+
+TEST(ProfileNames, RawTypesMergeDeterministically) {
+  const std::string RunA = rawRun("\x0a"), RunB = rawRun("\x0b");
+  // Merges raw inputs (in order) and earlier outputs; returns the file.
+  std::function<std::string(std::vector<std::string>)> Merge =
+      [&](std::vector<std::string> Files) {
+        TwoBuilds L;
+        ProfileMerger M(&L);
+        for (const std::string &F : Files) {
+          if (auto R = readRawProfile(F)) {
+            EXPECT_FALSE(bool(M.addRaw(*R)));
+            continue;
+          } else {
+            consumeError(R.takeError());
+          }
+          NamesExtensionInfo Info;
+          auto N = readNamesExtension(F, &Info);
+          EXPECT_TRUE(bool(N));
+          auto P = readIndexedProfile(StringRef(F).take_front(Info.Offset));
+          EXPECT_TRUE(bool(P));
+          M.addIndexed(*P, hotColdSchema(), &*N);
+        }
+        IndexedMemProf P = M.build(RecordOrder::Canonical);
+        SmallVector<char, 0> Out;
+        EXPECT_FALSE(bool(writeIndexedProfile(P, {}, Out).takeError()));
+        EXPECT_TRUE(bool(appendNamesExtension(Out, P, M.names())));
+        return std::string(Out.begin(), Out.end());
+      };
+  const std::string AB = Merge({RunA, RunB});
+  EXPECT_EQ(Merge({RunB, RunA}), AB);
+  EXPECT_EQ(Merge({Merge({RunA}), Merge({RunB})}), AB);
+  EXPECT_EQ(Merge({Merge({RunB}), RunA}), AB);
+  auto N = readNamesExtension(AB);
+  ASSERT_TRUE(bool(N));
+  std::set<std::string> Types;
+  for (const auto &KV : N->types())
+    Types.insert(KV.second.str());
+  // "Bar" < "Foo": the smallest of the two builds' DWARF types; the
+  // vector's growth is Bar by its allocator in both.
+  EXPECT_EQ(Types, (std::set<std::string>{"Bar"}));
+  EXPECT_EQ(N->types().size(), 2u);
+  // One build alone: its own DWARF type.
+  auto One = readNamesExtension(Merge({RunA}));
+  ASSERT_TRUE(bool(One));
+  Types.clear();
+  for (const auto &KV : One->types())
+    Types.insert(KV.second.str());
+  EXPECT_EQ(Types, (std::set<std::string>{"Bar", "Foo"}));
 }
