@@ -273,7 +273,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     RawEntries.clear(); // no longer a single raw input
   else
     RawEntries.reserve(P.MIBs.size());
-  std::vector<std::pair<uint64_t, CallStackId>> EntryIds; // StackId order
+  // Raw stack id -> merged context, for the heap sections' contexts.
+  std::unordered_map<uint64_t, CallStackId> HeapIds;
   size_t Kept = 0;
   SmallVector<Frame, 32> Frames;
   SmallVector<FrameId, 32> Ids;
@@ -376,6 +377,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       Names.addType(Id, *LeafType);
     else if (!TypeWalk.empty())
       Names.addType(Id, typeFromFrames(TypeWalk));
+    if (!P.HeapDumps.empty())
+      HeapIds.emplace(StackId, Id);
     if (KeepRawEntries)
       RawEntries.push_back({Id, std::vector<Frame>(Frames.begin(), Frames.end()),
                             std::vector<FrameId>(Ids.begin(), Ids.end()), Info,
@@ -423,6 +426,25 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     }
     return makeError(ErrorCode::Symbolization, Msg);
   }
+  // Each dump's heap section is a run. A context dropped by symbolization
+  // drops its heap values with its MIB.
+  auto Map = [&](uint64_t StackId) -> std::optional<CallStackId> {
+    auto It = HeapIds.find(StackId);
+    if (It == HeapIds.end())
+      return std::nullopt;
+    return It->second;
+  };
+  for (const RawHeapDump &D : P.HeapDumps) {
+    for (const auto &[StackId, S] : D.Contexts)
+      if (std::optional<CallStackId> Id = Map(StackId)) {
+        HeapStats Scaled = S;
+        Scaled.scale(Weight);
+        Contexts.find(*Id)->second.Heap.add(Scaled);
+      }
+    HeapSummary Run{1, D.ExitDump ? 1u : 0u, D.PeakBytes, D.PeakBlocks};
+    Run.scale(Weight);
+    addHeapRun(Run, HeapTimeline{D.PeakTimeMs, D.PeakBytes, D.Samples}, Map);
+  }
   return Error::success();
 }
 
@@ -445,6 +467,47 @@ const FrameTypeRole &ProfileMerger::frameRole(const SymbolizedFrame &SF) {
   if (New)
     It->second = classifyFrameFunction(SF.FunctionName);
   return It->second;
+}
+
+void ProfileMerger::addHeapRun(
+    const HeapSummary &S, const HeapTimeline &T,
+    function_ref<std::optional<CallStackId>(uint64_t)> Map) {
+  HeapSum.add(S);
+  HeapTimeline Mapped{T.PeakTimeMs, T.PeakBytes, {}};
+  Mapped.Samples.reserve(T.Samples.size());
+  for (const HeapSample &Sample : T.Samples) {
+    HeapSample M{Sample.TimeMs, Sample.TotalBytes, {}};
+    for (const HeapTopEntry &E : Sample.Top)
+      if (std::optional<CallStackId> Id = Map(E.Context))
+        M.Top.push_back({*Id, E.Bytes});
+    // Raw stacks that became one context add up.
+    normalizeTop(M.Top);
+    Mapped.Samples.push_back(std::move(M));
+  }
+  if (!Timeline || preferTimeline(Mapped, *Timeline))
+    Timeline = std::move(Mapped);
+}
+
+HeapStats ProfileMerger::heapStats(CallStackId Id) const {
+  auto It = Contexts.find(Id);
+  return It == Contexts.end() ? HeapStats() : It->second.Heap;
+}
+
+HeapProfile ProfileMerger::heap() const {
+  HeapProfile H;
+  if (!hasHeap())
+    return H;
+  H.Summary = HeapSum;
+  for (const auto &[Id, C] : Contexts)
+    if (!C.Heap.empty())
+      H.Contexts.emplace(Id, C.Heap);
+  if (Timeline) {
+    H.Timeline = *Timeline;
+    for (const HeapSample &S : H.Timeline.Samples)
+      for (const HeapTopEntry &E : S.Top)
+        H.Contexts.emplace(E.Context, heapStats(E.Context));
+  }
+  return H;
 }
 
 void ProfileMerger::observeFrame(const SymbolizedFrame &SF, StringRef BuildId) {
@@ -481,7 +544,7 @@ void ProfileMerger::forEachContext(
 void ProfileMerger::addIndexed(const IndexedMemProf &P,
                                ArrayRef<uint8_t> Schema,
                                const ProfileNames *InputNames,
-                               uint64_t Weight) {
+                               uint64_t Weight, const HeapProfile *Heap) {
   ++Stats.IndexedInputs;
   RawEntries.clear();
   if (InputNames)
@@ -498,11 +561,33 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
     }
   }
   // Each context once, however many copies of it the records hold.
+  const bool WithHeap = Heap && Heap->present();
+  std::unordered_map<CallStackId, CallStackId> HeapIds;
   for (IndexedContext &C : indexedContexts(P)) {
     if (Weight != 1)
       C.Info.scale(Weight);
-    addContext(P.stackFrames(C.Id), C.Info, schemaMask(Schema));
+    CallStackId Id = addContext(P.stackFrames(C.Id), C.Info, schemaMask(Schema));
+    if (WithHeap)
+      HeapIds.emplace(C.Id, Id);
   }
+  if (!WithHeap)
+    return;
+  // Heap values per context, once each, as the table lists them.
+  auto Map = [&](uint64_t Id) -> std::optional<CallStackId> {
+    auto It = HeapIds.find(Id);
+    if (It == HeapIds.end())
+      return std::nullopt;
+    return It->second;
+  };
+  for (const auto &[Id, S] : Heap->Contexts)
+    if (std::optional<CallStackId> To = Map(Id)) {
+      HeapStats Scaled = S;
+      Scaled.scale(Weight);
+      Contexts.find(*To)->second.Heap.add(Scaled);
+    }
+  HeapSummary Runs = Heap->Summary;
+  Runs.scale(Weight);
+  addHeapRun(Runs, Heap->Timeline, Map);
 }
 
 std::vector<SaturatedSite> findSaturatedSites(const IndexedMemProf &P,

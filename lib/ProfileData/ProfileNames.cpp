@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/ProfileNames.h"
+#include "NamesSection.h"
 #include "memprof/ProfileData/ByteWriter.h"
+#include "memprof/ProfileData/HeapData.h"
 #include "memprof/ProfileData/DataCursor.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/format/NamesFormat.h"
@@ -276,12 +278,6 @@ void observeNames(const IndexedMemProf &P, const ProfileNames &From,
 
 namespace {
 
-void writeULEB(SmallVectorImpl<char> &Out, uint64_t V) {
-  uint8_t Buf[10];
-  unsigned N = encodeULEB128(V, Buf);
-  Out.append(reinterpret_cast<char *>(Buf), reinterpret_cast<char *>(Buf) + N);
-}
-
 /// A string table with tail merging: a string that ends another is stored
 /// once, inside it. The layout depends only on the set of strings.
 class StringTableWriter {
@@ -382,7 +378,7 @@ private:
 
 Expected<NamesExtensionStats>
 appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
-                     const ProfileNames &Names) {
+                     const ProfileNames &Names, const HeapProfile *Heap) {
   NamesExtensionStats Stats;
   if (Out.size() % 8 != 0)
     return makeError(ErrorCode::Malformed,
@@ -404,7 +400,18 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       FuncIndex[G] = Funcs.size();
       Funcs.push_back({G, N});
     }
-  if (Funcs.empty())
+  // Tables after the last names table, each with its own 8-byte header
+  // after the header (and the sites header), in this order.
+  struct TrailingTable {
+    uint32_t Flag;
+    SmallVector<char, 0> Bytes;
+  };
+  SmallVector<TrailingTable, 2> Trailing;
+  if (Heap && Heap->present()) {
+    Trailing.push_back({names::FlagHeap, {}});
+    writeHeapTable(Trailing.back().Bytes, *Heap);
+  }
+  if (Funcs.empty() && Trailing.empty())
     return Stats;
 
   // Frames whose location the function's declaration does not imply.
@@ -536,18 +543,23 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   }
   // The types, when some context has one: a file without is what it was
   // before the flag existed.
-  const bool WithTypes = !Types.empty();
-  SmallVector<char, 0> TypeBytes;
-  if (WithTypes) {
+  // (A trailing table, after the heap table.)
+  if (!Types.empty()) {
+    SmallVector<char, 0> TypeBytes;
     writeULEB(TypeBytes, Types.size());
     for (const auto &[Id, T] : Types) {
       write64(TypeBytes, Id);
       writeULEB(TypeBytes, Strings.offset(T));
     }
+    Trailing.push_back({names::FlagTypes, std::move(TypeBytes)});
   }
   for (const auto *Section : {&ModuleBytes, &FileBytes, &FuncBytes, &FrameBytes,
-                              &ProgramBytes, &SiteBytes, &TypeBytes})
+                              &ProgramBytes, &SiteBytes})
     if (Section->size() > UINT32_MAX)
+      return makeError(ErrorCode::TooLarge,
+                       "a names extension section exceeds 4 GiB");
+  for (const TrailingTable &T : Trailing)
+    if (T.Bytes.size() > UINT32_MAX)
       return makeError(ErrorCode::TooLarge,
                        "a names extension section exceeds 4 GiB");
 
@@ -558,8 +570,9 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       Strings.bytes().size());
   SmallVector<uint8_t, 0> Zipped;
   uint32_t Flags = (WithPaths ? names::FlagModulePaths : 0) |
-                   (WithSites ? names::FlagSites : 0) |
-                   (WithTypes ? names::FlagTypes : 0);
+                   (WithSites ? names::FlagSites : 0);
+  for (const TrailingTable &T : Trailing)
+    Flags |= T.Flag;
   if (compression::zlib::isAvailable() && !RawStrings.empty()) {
     compression::zlib::compress(RawStrings, Zipped,
                                 compression::zlib::BestSizeCompression);
@@ -585,8 +598,8 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
     write32(Out, uint32_t(ProgramBytes.size()));
     write32(Out, uint32_t(SiteBytes.size()));
   }
-  if (WithTypes) {
-    write32(Out, uint32_t(TypeBytes.size()));
+  for (const TrailingTable &T : Trailing) {
+    write32(Out, uint32_t(T.Bytes.size()));
     write32(Out, 0);
   }
   Out.append(StoredStrings.begin(), StoredStrings.end());
@@ -596,7 +609,8 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   Out.append(FrameBytes.begin(), FrameBytes.end());
   Out.append(ProgramBytes.begin(), ProgramBytes.end());
   Out.append(SiteBytes.begin(), SiteBytes.end());
-  Out.append(TypeBytes.begin(), TypeBytes.end());
+  for (const TrailingTable &T : Trailing)
+    Out.append(T.Bytes.begin(), T.Bytes.end());
   while (Out.size() % 8 != 0)
     Out.push_back(0);
   const uint64_t Size = Out.size() + names::FooterSize - Start;
@@ -612,8 +626,13 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   Stats.FrameTableBytes = FrameBytes.size();
   Stats.ProgramTableBytes = ProgramBytes.size();
   Stats.SiteModuleTableBytes = SiteBytes.size();
+  for (const TrailingTable &T : Trailing) {
+    if (T.Flag == names::FlagHeap)
+      Stats.HeapTableBytes = T.Bytes.size();
+    if (T.Flag == names::FlagTypes)
+      Stats.TypeTableBytes = T.Bytes.size();
+  }
   Stats.NumSiteEntries = Sites.size();
-  Stats.TypeTableBytes = TypeBytes.size();
   Stats.NumTypeEntries = Types.size();
   Stats.NumFunctions = Funcs.size();
   Stats.NumFileNodes = Files.size();
@@ -627,10 +646,6 @@ appendNamesExtension(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
 
 namespace {
 
-Error malformed(const Twine &Msg, uint64_t Offset) {
-  return makeError(ErrorCode::Malformed, "names extension: " + Msg, Offset);
-}
-
 /// \p S for a message: at most 80 bytes, anything but printable ASCII as
 /// \xx escapes.
 std::string printable(StringRef S) {
@@ -639,65 +654,6 @@ std::string printable(StringRef S) {
   printEscapedString(S.take_front(80), OS);
   return Out;
 }
-
-/// Reads one section: varints bounded by the section, strings by the table.
-class SectionCursor {
-public:
-  SectionCursor(StringRef Data, uint64_t Base, StringRef Name)
-      : C(Data, Base), Name(Name) {}
-
-  Expected<uint64_t> uleb(const Twine &What) {
-    const uint64_t At = C.absoluteOffset();
-    const uint8_t *P = reinterpret_cast<const uint8_t *>(C.current());
-    const uint8_t *End = P + C.remaining();
-    unsigned N = 0;
-    const char *Err = nullptr;
-    uint64_t V = decodeULEB128(P, &N, End, &Err);
-    if (Err)
-      return malformed(Name + " " + What + ": " + Err, At);
-    if (Error E = C.skip(N, What))
-      return std::move(E);
-    return V;
-  }
-
-  Expected<uint32_t> uleb32(const Twine &What) {
-    const uint64_t At = C.absoluteOffset();
-    auto V = uleb(What);
-    if (!V)
-      return V.takeError();
-    if (*V > UINT32_MAX)
-      return malformed(Name + " " + What + " " + Twine(*V) +
-                           " does not fit in 32 bits",
-                       At);
-    return uint32_t(*V);
-  }
-
-  /// Reads a count and checks that that many items of at least \p MinSize
-  /// bytes fit in what remains.
-  Expected<uint64_t> count(uint64_t MinSize, const Twine &What) {
-    const uint64_t At = C.absoluteOffset();
-    auto N = uleb(What + " count");
-    if (!N)
-      return N.takeError();
-    if (MinSize && *N > C.remaining() / MinSize)
-      return malformed(Name + " " + What + " count " + Twine(*N) +
-                           " does not fit in the " + Twine(C.remaining()) +
-                           " bytes that remain",
-                       At);
-    return *N;
-  }
-
-  Error finish() {
-    if (!C.atEnd())
-      return malformed(Name + " has " + Twine(C.remaining()) +
-                           " bytes after its last entry",
-                       C.absoluteOffset());
-    return Error::success();
-  }
-
-  DataCursor C;
-  std::string Name;
-};
 
 struct ExtensionReader {
   StringRef Buffer;
@@ -716,6 +672,7 @@ struct ExtensionReader {
   std::vector<std::optional<StringRef>> Paths;
   std::vector<GUID> FuncGuids;
   uint32_t Flags = 0; // the header's
+  HeapProfile Heap;
 
   Error spend() {
     if (Names.pooledBytes() > Budget)
@@ -729,7 +686,7 @@ struct ExtensionReader {
   Expected<StringRef> string(uint64_t Offset, const Twine &What,
                              uint64_t At) {
     if (Offset >= StringTable.size())
-      return malformed(What + " string offset " + Twine(Offset) +
+      return namesMalformed(What + " string offset " + Twine(Offset) +
                            " is outside the string table of " +
                            Twine(StringTable.size()) + " bytes",
                        At);
@@ -745,7 +702,7 @@ struct ExtensionReader {
     if (Ref == 0)
       return StringRef();
     if (Ref > Nodes.size())
-      return malformed(What + " file " + Twine(Ref) + " is not a node of the " +
+      return namesMalformed(What + " file " + Twine(Ref) + " is not a node of the " +
                            Twine(Nodes.size()) + "-node file table",
                        At);
     const size_t I = Ref - 1;
@@ -777,7 +734,7 @@ struct ExtensionReader {
       if (!Len)
         return Len.takeError();
       if (*Len > names::MaxBuildIdBytes)
-        return malformed("module " + Twine(I) + " build id length " +
+        return namesMalformed("module " + Twine(I) + " build id length " +
                              Twine(*Len) + " exceeds " +
                              Twine(names::MaxBuildIdBytes),
                          At);
@@ -813,11 +770,11 @@ struct ExtensionReader {
         return Parent.takeError();
       // Each link points at an earlier node: the tree cannot hold a cycle.
       if (*Parent > I)
-        return malformed("file node " + Twine(I) + " parent " +
+        return namesMalformed("file node " + Twine(I) + " parent " +
                              Twine(*Parent) + " does not precede it",
                          At);
       if (*NameOff >= StringTable.size())
-        return malformed("file node " + Twine(I) + " string offset " +
+        return namesMalformed("file node " + Twine(I) + " string offset " +
                              Twine(*NameOff) +
                              " is outside the string table of " +
                              Twine(StringTable.size()) + " bytes",
@@ -828,7 +785,7 @@ struct ExtensionReader {
       if (*Parent)
         Len += Nodes[*Parent - 1].Length + 1;
       if (Len > names::MaxPathBytes)
-        return malformed("file node " + Twine(I) + " path of " + Twine(Len) +
+        return namesMalformed("file node " + Twine(I) + " path of " + Twine(Len) +
                              " bytes exceeds " + Twine(names::MaxPathBytes),
                          At);
       Nodes.push_back({Name, *Parent, Len});
@@ -865,12 +822,12 @@ struct ExtensionReader {
         return L.takeError();
       Info.LinkageName = *L;
       if (Info.LinkageName.empty())
-        return malformed("function " + Twine(I) + " has an empty linkage name",
+        return namesMalformed("function " + Twine(I) + " has an empty linkage name",
                          At);
       // The GUID is the linkage name's; functions come in GUID order.
       const GUID G = functionGUID(Info.LinkageName);
       if (!FuncGuids.empty() && G <= FuncGuids.back())
-        return malformed("function " + Twine(I) + " '" +
+        return namesMalformed("function " + Twine(I) + " '" +
                              printable(Info.LinkageName) + "' has GUID 0x" +
                              Twine::utohexstr(G) +
                              ", not above the previous function's 0x" +
@@ -887,7 +844,7 @@ struct ExtensionReader {
       Info.DeclFile = *P;
       Info.DeclLine = *Line;
       if (*Module > ModuleIds.size())
-        return malformed("function " + Twine(I) + " module " + Twine(*Module) +
+        return namesMalformed("function " + Twine(I) + " module " + Twine(*Module) +
                              " is not one of the " + Twine(ModuleIds.size()) +
                              " modules",
                          At);
@@ -911,7 +868,7 @@ struct ExtensionReader {
       if (!Delta)
         return Delta.takeError();
       if (*Delta >= FuncGuids.size() - Func)
-        return malformed("frame " + Twine(I) + " function index " +
+        return namesMalformed("frame " + Twine(I) + " function index " +
                              Twine(Func) + " + " + Twine(*Delta) +
                              " is not one of the " + Twine(FuncGuids.size()) +
                              " functions",
@@ -928,12 +885,12 @@ struct ExtensionReader {
         return Line.takeError();
       std::pair<uint64_t, uint32_t> Key{Func, *Offset};
       if (Prev && !(*Prev < Key))
-        return malformed("frame " + Twine(I) +
+        return namesMalformed("frame " + Twine(I) +
                              " is not ordered after the previous frame",
                          At);
       Prev = Key;
       if (*File == 0 && *Line != 0)
-        return malformed("frame " + Twine(I) + " has line " + Twine(*Line) +
+        return namesMalformed("frame " + Twine(I) + " has line " + Twine(*Line) +
                              " but no file",
                          At);
       auto P = path(*File, "frame " + Twine(I), At);
@@ -949,13 +906,13 @@ struct ExtensionReader {
     const uint64_t FooterAt = Size - names::FooterSize;
     ExtSize = support::endian::read64le(Buffer.data() + FooterAt);
     if (ExtSize < names::HeaderSize + names::FooterSize || ExtSize > Size)
-      return malformed("extension size " + Twine(ExtSize) +
+      return namesMalformed("extension size " + Twine(ExtSize) +
                            " does not fit the file of " + Twine(Size) +
                            " bytes",
                        FooterAt);
     Start = Size - ExtSize;
     if (Start % 8 != 0)
-      return malformed("extension starts at " + Twine(Start) +
+      return namesMalformed("extension starts at " + Twine(Start) +
                            ", which is not 8-byte aligned",
                        FooterAt);
     Budget = (16ULL << 20) + 64 * ExtSize;
@@ -983,7 +940,7 @@ struct ExtensionReader {
     if (!Flags)
       return Flags.takeError();
     if (*Flags & ~(names::FlagStringsZlib | names::FlagModulePaths |
-                   names::FlagSites | names::FlagTypes))
+                   names::FlagSites | names::FlagHeap | names::FlagTypes))
       return makeError(ErrorCode::UnsupportedVersion,
                        "names extension flags 0x" + Twine::utohexstr(*Flags) +
                            " are not supported",
@@ -993,7 +950,7 @@ struct ExtensionReader {
     if (!LLVMSize)
       return LLVMSize.takeError();
     if (*LLVMSize != Start)
-      return malformed("LLVM part size " + Twine(*LLVMSize) +
+      return namesMalformed("LLVM part size " + Twine(*LLVMSize) +
                            " is not the extension's offset " + Twine(Start),
                        Start + 16);
     uint32_t Sizes[8] = {};
@@ -1010,7 +967,7 @@ struct ExtensionReader {
     if (*Flags & names::FlagSites) {
       if (ExtSize < names::HeaderSize + names::SitesHeaderSize +
                         names::FooterSize)
-        return malformed("extension of " + Twine(ExtSize) +
+        return namesMalformed("extension of " + Twine(ExtSize) +
                              " bytes has no room for its sites header",
                          Start);
       DataCursor SH(Buffer.substr(Start + names::HeaderSize,
@@ -1023,44 +980,56 @@ struct ExtensionReader {
       }
       HeadersSize += names::SitesHeaderSize;
     }
-    if (*Flags & names::FlagTypes) {
-      if (ExtSize < HeadersSize + names::TypesHeaderSize + names::FooterSize)
-        return malformed("extension of " + Twine(ExtSize) +
-                             " bytes has no room for its types header",
+    // The tables after the last names table, each announced by a flag and
+    // sized by an 8-byte header of its own, in this order.
+    struct TrailingTable {
+      uint32_t Flag;
+      const char *Name;
+      uint32_t Size = 0;
+    };
+    TrailingTable Trailing[] = {{names::FlagHeap, "heap"},
+                                {names::FlagTypes, "types"}};
+    for (TrailingTable &T : Trailing) {
+      if (!(*Flags & T.Flag))
+        continue;
+      if (ExtSize - names::FooterSize < HeadersSize + 8)
+        return namesMalformed("extension of " + Twine(ExtSize) +
+                             " bytes has no room for its " + T.Name +
+                             " header",
                          Start);
-      const uint64_t At = Start + HeadersSize;
-      DataCursor TH(Buffer.substr(At, names::TypesHeaderSize), At);
-      if (Error E = TH.readInto(Sizes[7], "names section size"))
+      DataCursor TH(Buffer.substr(Start + HeadersSize, 8),
+                    Start + HeadersSize);
+      uint32_t Reserved = 0;
+      if (Error E = TH.readInto(T.Size, Twine(T.Name) + " table size"))
         return E;
-      Sum += Sizes[7];
-      auto Reserved = TH.read<uint32_t>("types header reserved field");
-      if (!Reserved)
-        return Reserved.takeError();
-      if (*Reserved != 0)
-        return malformed("types header reserved field is " +
-                             Twine(*Reserved) + ", not 0",
-                         At + 4);
-      HeadersSize += names::TypesHeaderSize;
+      if (Error E = TH.readInto(Reserved, Twine(T.Name) + " header"))
+        return E;
+      if (Reserved != 0)
+        return namesMalformed(Twine(T.Name) + " header's reserved word is " +
+                             Twine(Reserved) + ", not 0",
+                         Start + HeadersSize + 4);
+      Sum += T.Size;
+      HeadersSize += 8;
     }
     const bool Zipped = *Flags & names::FlagStringsZlib;
     if (!Zipped && *RawSize != 0)
-      return malformed("string table raw size is " + Twine(*RawSize) +
+      return namesMalformed("string table raw size is " + Twine(*RawSize) +
                            " but the table is not compressed",
                        Start + 44);
     const uint64_t Body = ExtSize - HeadersSize - names::FooterSize;
     if (Sum > Body || Body - Sum >= 8)
-      return malformed("section sizes add up to " + Twine(Sum) +
+      return namesMalformed("section sizes add up to " + Twine(Sum) +
                            " bytes but the extension holds " + Twine(Body),
                        Start + 24);
     uint64_t Pos = Start + HeadersSize;
     for (uint64_t I = Pos + Sum; I < FooterAt; ++I)
       if (Buffer[I] != 0)
-        return malformed("padding byte is not zero", I);
+        return namesMalformed("padding byte is not zero", I);
 
     StringTable = Buffer.substr(Pos, Sizes[0]);
     if (Zipped) {
       if (*RawSize > names::MaxInflateRatio * Sizes[0] + 64)
-        return malformed("string table of " + Twine(Sizes[0]) +
+        return namesMalformed("string table of " + Twine(Sizes[0]) +
                              " compressed bytes claims to inflate to " +
                              Twine(*RawSize),
                          Start + 44);
@@ -1072,17 +1041,17 @@ struct ExtensionReader {
       if (Error E = compression::zlib::decompress(
               arrayRefFromStringRef(StringTable), Inflated, *RawSize)) {
         std::string Why = toString(std::move(E));
-        return malformed("string table does not inflate: " + Why, Pos);
+        return namesMalformed("string table does not inflate: " + Why, Pos);
       }
       if (Inflated.size() != *RawSize)
-        return malformed("string table inflates to " +
+        return namesMalformed("string table inflates to " +
                              Twine(Inflated.size()) + " bytes, not " +
                              Twine(*RawSize),
                          Pos);
       StringTable = toStringRef(Inflated);
     }
     if (!StringTable.empty() && StringTable.back() != '\0')
-      return malformed("string table does not end with a NUL byte",
+      return namesMalformed("string table does not end with a NUL byte",
                        Zipped ? Pos : Pos + Sizes[0] - 1);
     Pos += Sizes[0];
     // The sections after the string table, in file order.
@@ -1101,12 +1070,20 @@ struct ExtensionReader {
         return E;
       Pos += Sizes[I + 1];
     }
-    // The type table ends the tables.
-    if (*Flags & names::FlagTypes) {
-      SectionCursor C(Buffer.substr(Pos, Sizes[7]), Pos, "type table");
-      if (Error E = readTypes(C))
-        return E;
-      Pos += Sizes[7];
+    for (const TrailingTable &T : Trailing) {
+      if (!(*Flags & T.Flag))
+        continue;
+      if (T.Flag == names::FlagHeap) {
+        auto H = readHeapTable(Buffer.substr(Pos, T.Size), Pos);
+        if (!H)
+          return H.takeError();
+        Heap = std::move(*H);
+      } else if (T.Flag == names::FlagTypes) {
+        SectionCursor C(Buffer.substr(Pos, T.Size), Pos, "type table");
+        if (Error E = readTypes(C))
+          return E;
+      }
+      Pos += T.Size;
     }
     return Error::success();
   }
@@ -1118,7 +1095,7 @@ struct ExtensionReader {
     if (!Ref)
       return Ref.takeError();
     if (*Ref == 0 || *Ref > ModuleIds.size())
-      return malformed(What + " module " + Twine(*Ref) +
+      return namesMalformed(What + " module " + Twine(*Ref) +
                            " is not one of the " + Twine(ModuleIds.size()) +
                            " modules",
                        At);
@@ -1137,7 +1114,7 @@ struct ExtensionReader {
         return M.takeError();
       // Modules are sorted, so increasing references are increasing ids.
       if (I && !(Prev < *M))
-        return malformed("program " + Twine(I) +
+        return namesMalformed("program " + Twine(I) +
                              " is not ordered after the previous program",
                          At);
       Prev = *M;
@@ -1157,7 +1134,7 @@ struct ExtensionReader {
       if (Error E = S.C.readInto(Id, "type context id"))
         return E;
       if (Prev && Id <= *Prev)
-        return malformed("type " + Twine(I) + " context id 0x" +
+        return namesMalformed("type " + Twine(I) + " context id 0x" +
                              Twine::utohexstr(Id) +
                              " is not above the previous one",
                          At);
@@ -1170,7 +1147,7 @@ struct ExtensionReader {
       if (!Name)
         return Name.takeError();
       if (Name->empty())
-        return malformed("type " + Twine(I) + " has an empty name", NameAt);
+        return namesMalformed("type " + Twine(I) + " has an empty name", NameAt);
       Names.addType(Id, *Name);
       Names.noteTypeEntryOffset(Id, At);
     }
@@ -1188,7 +1165,7 @@ struct ExtensionReader {
       if (Error E = S.C.readInto(Id, "site module context id"))
         return E;
       if (Prev && Id <= *Prev)
-        return malformed("site module " + Twine(I) + " context id 0x" +
+        return namesMalformed("site module " + Twine(I) + " context id 0x" +
                              Twine::utohexstr(Id) +
                              " is not above the previous one",
                          At);
@@ -1217,7 +1194,7 @@ Error checkNamesContexts(const ProfileNames &Names, const IndexedMemProf &P) {
     if (!Contexts.count(Id) && (!Bad || At < Bad->first))
       Bad = {At, Id};
   if (Bad)
-    return malformed("type of context 0x" + Twine::utohexstr(Bad->second) +
+    return namesMalformed("type of context 0x" + Twine::utohexstr(Bad->second) +
                          ", which is no allocation context of the LLVM part",
                      Bad->first);
   return Error::success();
@@ -1230,8 +1207,11 @@ bool hasNamesExtension(StringRef Buffer) {
 }
 
 Expected<ProfileNames> readNamesExtension(StringRef Buffer,
-                                          NamesExtensionInfo *InfoOut) {
+                                          NamesExtensionInfo *InfoOut,
+                                          HeapProfile *HeapOut) {
   NamesExtensionInfo Info;
+  if (HeapOut)
+    *HeapOut = HeapProfile();
   if (!hasNamesExtension(Buffer)) {
     if (InfoOut)
       *InfoOut = Info;
@@ -1243,6 +1223,8 @@ Expected<ProfileNames> readNamesExtension(StringRef Buffer,
     return std::move(E);
   if (InfoOut)
     *InfoOut = Info;
+  if (HeapOut)
+    *HeapOut = std::move(R.Heap);
   return std::move(R.Names);
 }
 

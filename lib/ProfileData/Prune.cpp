@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -47,6 +48,8 @@ struct Item {
   uint32_t Known;
   StringRef SiteModule; // pruning keeps the allocation site, so its module
   StringRef Type;       // the context's allocated type; empty: unknown
+  HeapStats Heap;
+  CallStackId OldId;
 };
 
 } // namespace
@@ -70,7 +73,7 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
             C->Frames.empty()
                 ? StringRef()
                 : Names.contextModule(Id, C->Frames.front().Function),
-            Names.type(Id)};
+            Names.type(Id), C->Heap, Id};
     if (Opts.MaxDepth && It.Frames.size() > Opts.MaxDepth) {
       auto Ends = chainEnds(It.Frames);
       size_t Keep = Ends.front(); // the allocation site always stays
@@ -148,15 +151,19 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
       }
   }
 
-  // Rebuild: contexts that became identical merge. A context keeps a type
-  // only when every context it now stands for had that type: one of
-  // unknown type, or of another, makes it unknown (its bytes are not all
-  // known to be of one type).
+  // Rebuild: contexts that became identical merge, heap values included,
+  // and the timeline names the contexts that took the old ones. A context
+  // keeps a type only when every context it now stands for had that type:
+  // one of unknown type, or of another, makes it unknown (its bytes are not
+  // all known to be of one type).
   Contexts.clear();
+  std::unordered_map<CallStackId, CallStackId> NewIds;
   std::map<CallStackId, std::optional<StringRef>> Types; // nullopt: none
   for (Item &It : Items) {
     CallStackId Id = addContext(It.Frames, It.Info, It.Known);
     Names.addSiteModule(Id, It.SiteModule);
+    Contexts.find(Id)->second.Heap.add(It.Heap);
+    NewIds.emplace(It.OldId, Id);
     auto [TI, New] = Types.try_emplace(Id, It.Type);
     if (!New && TI->second != std::optional<StringRef>(It.Type))
       TI->second = std::nullopt;
@@ -165,6 +172,15 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
   for (const auto &[Id, T] : Types)
     if (T)
       Names.addType(Id, *T);
+  if (Timeline)
+    for (HeapSample &S : Timeline->Samples) {
+      for (HeapTopEntry &E : S.Top) {
+        auto It = NewIds.find(E.Context);
+        if (It != NewIds.end())
+          E.Context = It->second;
+      }
+      normalizeTop(S.Top);
+    }
   St.ContextsAfter = Contexts.size();
   for (auto &KV : Contexts)
     St.FramesAfter += KV.second.Frames.size();

@@ -6,6 +6,7 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
+#include <optional>
 
 using namespace llvm;
 
@@ -42,13 +43,27 @@ private:
   Error parseMIBs(DataCursor &C, uint64_t Version);
   Error parseModulePaths(DataCursor &C, uint64_t SectionStart,
                          std::vector<SegmentInfo> &Segs);
+  Error parseHeap(DataCursor &C, uint64_t SectionStart);
   Error parseStacks(DataCursor &C,
                     std::unordered_map<uint64_t, std::vector<uint64_t>> &Out);
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
   RawProfile P;
+  /// The current dump's MIBs: stack id -> AllocCount (summed over repeats).
+  std::unordered_map<uint64_t, uint64_t> DumpAllocCounts;
 };
+
+/// The magic of the section at the next 8-byte boundary of the dump (\p
+/// SectionStart is the offset of \p C's data in the dump), without moving
+/// \p C; none when fewer than \p MinBytes remain there.
+std::optional<uint64_t> peekSection(const DataCursor &C, uint64_t SectionStart,
+                                    uint64_t MinBytes) {
+  uint64_t Pad = (8 - (SectionStart + C.tell()) % 8) % 8;
+  if (C.remaining() < Pad + std::max<uint64_t>(MinBytes, 8))
+    return std::nullopt;
+  return support::endian::read64le(C.current() + Pad);
+}
 
 Error RawParser::checkMIB(const MemInfoBlock &M, uint64_t StackId,
                           uint64_t Offset) {
@@ -149,6 +164,8 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
     }
     if (Error E = checkMIB(R.Info, StackId, At))
       return E;
+    uint64_t &Count = DumpAllocCounts[StackId];
+    Count = satAdd(Count, R.Info.AllocCount);
     auto [It, Inserted] = P.MIBs.try_emplace(StackId, std::move(R));
     if (!Inserted) {
       // The same stack id in another dump of this file (or repeated in this
@@ -202,14 +219,12 @@ Error RawParser::parseModulePaths(DataCursor &C, uint64_t SectionStart,
   // At the next 8-byte boundary of the dump after the stacks, if there: the
   // module paths of memprof's runtime. Other bytes here (zero padding, or
   // anything a writer put after its sections) are skipped, as LLVM does.
-  uint64_t Pad = (8 - (SectionStart + C.tell()) % 8) % 8;
-  if (C.remaining() < Pad + 16)
-    return Error::success();
-  if (Error E = C.skip(Pad, "module paths padding"))
-    return E;
-  TRY(Magic, C.read<uint64_t>("module paths magic"));
+  std::optional<uint64_t> Magic = peekSection(C, SectionStart, 16);
   if (Magic != raw::ModulePathsMagic)
     return Error::success();
+  uint64_t Pad = (8 - (SectionStart + C.tell()) % 8) % 8;
+  if (Error E = C.skip(Pad + 8, "module paths magic"))
+    return E;
   TRY(N, C.read<uint64_t>("module path count"));
   if (Error E = C.needItems(N, 16, "module path"))
     return E;
@@ -243,6 +258,165 @@ Error RawParser::parseModulePaths(DataCursor &C, uint64_t SectionStart,
     Seen[Index] = true;
     Segs[Index].Path = Bytes.str();
   }
+  return Error::success();
+}
+
+Error RawParser::parseHeap(DataCursor &C, uint64_t SectionStart) {
+  // At the next 8-byte boundary after the module paths (or the stacks), if
+  // there: memprof's heap section. Other bytes are skipped, as after the
+  // stacks; a section with the heap magic is checked in full.
+  std::optional<uint64_t> Magic = peekSection(C, SectionStart, 8);
+  if (Magic != raw::HeapMagic)
+    return Error::success();
+  uint64_t Pad = (8 - (SectionStart + C.tell()) % 8) % 8;
+  if (Error E = C.skip(Pad + 8, "heap magic"))
+    return E;
+  const uint64_t At = C.absoluteOffset() - 8;
+  auto Bad = [](const Twine &What, uint64_t Offset) {
+    return makeError(ErrorCode::Malformed, "heap section: " + What, Offset);
+  };
+  RawHeapDump D;
+  uint64_t Flags, NumContexts, NumSamples;
+  for (auto [Field, What] :
+       {std::pair(&Flags, "heap flags"),
+        std::pair(&D.DumpTimeMs, "heap dump time"),
+        std::pair(&D.PeakTimeMs, "heap peak time"),
+        std::pair(&D.PeakBytes, "heap peak bytes"),
+        std::pair(&D.PeakBlocks, "heap peak blocks"),
+        std::pair(&NumContexts, "heap context count"),
+        std::pair(&NumSamples, "heap sample count")})
+    if (Error E = C.readInto(*Field, What))
+      return E;
+  if (Flags & ~raw::HeapFlagExitDump)
+    return Bad("flags 0x" + Twine::utohexstr(Flags) + " set unknown bits",
+               At + 8);
+  D.ExitDump = Flags & raw::HeapFlagExitDump;
+  if (D.PeakTimeMs > D.DumpTimeMs)
+    return Bad("peak time " + Twine(D.PeakTimeMs) + " ms is after the dump (" +
+                   Twine(D.DumpTimeMs) + " ms)",
+               At + 24);
+  if (D.PeakBlocks == 0 && D.PeakBytes != 0)
+    return Bad("peak of " + Twine(D.PeakBytes) + " bytes in 0 blocks",
+               At + 40);
+  if (Error E = C.needItems(NumContexts, 8 * raw::HeapContextWords,
+                            "heap context"))
+    return E;
+  if (NumSamples > raw::HeapMaxSamples)
+    return Bad("sample count " + Twine(NumSamples) + " is above the " +
+                   Twine(raw::HeapMaxSamples) + " a timeline keeps",
+               At + 56);
+  // A sample takes at least its time, total and top count.
+  if (Error E = C.needItems(NumSamples, 24, "heap sample"))
+    return E;
+  // The stack id's AllocCount in this dump; none when it is not a MIB.
+  auto MIBOf = [&](uint64_t StackId) -> std::optional<uint64_t> {
+    auto It = DumpAllocCounts.find(StackId);
+    if (It == DumpAllocCounts.end())
+      return std::nullopt;
+    return It->second;
+  };
+  D.Contexts.reserve(NumContexts);
+  for (uint64_t I = 0; I < NumContexts; ++I) {
+    const uint64_t CAt = C.absoluteOffset();
+    uint64_t StackId;
+    HeapStats S;
+    for (auto [Field, What] :
+         {std::pair(&StackId, "heap context stack id"),
+          std::pair(&S.LiveBytes, "heap context live bytes"),
+          std::pair(&S.LiveBlocks, "heap context live blocks"),
+          std::pair(&S.PeakBytes, "heap context peak bytes"),
+          std::pair(&S.PeakBlocks, "heap context peak blocks")})
+      if (Error E = C.readInto(*Field, What))
+        return E;
+    auto Which = [&] {
+      return ("context " + Twine(I) + " (stack id " + Twine(StackId) + ")")
+          .str();
+    };
+    if (!D.Contexts.empty() && StackId <= D.Contexts.back().first)
+      return Bad(Which() + " is not above the previous context's stack id", CAt);
+    std::optional<uint64_t> Count = MIBOf(StackId);
+    if (!Count)
+      return Bad(Which() + " is no MIB of this dump", CAt);
+    if (S.LiveBlocks > *Count)
+      return Bad(Which() + " has " + Twine(S.LiveBlocks) +
+                     " live blocks, more than its AllocCount " + Twine(*Count),
+                 CAt + 16);
+    if (S.PeakBlocks > *Count)
+      return Bad(Which() + " has " + Twine(S.PeakBlocks) +
+                     " blocks at the peak, more than its AllocCount " +
+                     Twine(*Count),
+                 CAt + 32);
+    if (S.LiveBlocks == 0 && S.LiveBytes != 0)
+      return Bad(Which() + " has " + Twine(S.LiveBytes) +
+                     " live bytes in 0 blocks",
+                 CAt + 8);
+    if (S.PeakBlocks == 0 && S.PeakBytes != 0)
+      return Bad(Which() + " has " + Twine(S.PeakBytes) +
+                     " bytes at the peak in 0 blocks",
+                 CAt + 24);
+    if (S.LiveBlocks == 0 && S.PeakBlocks == 0)
+      return Bad(Which() + " has nothing live at the dump or at the peak", CAt);
+    D.Contexts.push_back({StackId, S});
+  }
+  D.Samples.reserve(NumSamples);
+  for (uint64_t I = 0; I < NumSamples; ++I) {
+    const uint64_t SAt = C.absoluteOffset();
+    HeapSample Sample;
+    uint64_t NumTop;
+    for (auto [Field, What] :
+         {std::pair(&Sample.TimeMs, "heap sample time"),
+          std::pair(&Sample.TotalBytes, "heap sample total"),
+          std::pair(&NumTop, "heap sample top count")})
+      if (Error E = C.readInto(*Field, What))
+        return E;
+    if (!D.Samples.empty() && Sample.TimeMs < D.Samples.back().TimeMs)
+      return Bad("sample " + Twine(I) + " at " + Twine(Sample.TimeMs) +
+                     " ms comes before the previous one's " +
+                     Twine(D.Samples.back().TimeMs) + " ms",
+                 SAt);
+    if (Sample.TimeMs > D.DumpTimeMs)
+      return Bad("sample " + Twine(I) + " at " + Twine(Sample.TimeMs) +
+                     " ms is after the dump (" + Twine(D.DumpTimeMs) + " ms)",
+                 SAt);
+    if (Sample.TotalBytes > D.PeakBytes)
+      return Bad("sample " + Twine(I) + " total of " +
+                     Twine(Sample.TotalBytes) + " bytes is above the peak of " +
+                     Twine(D.PeakBytes),
+                 SAt + 8);
+    if (NumTop > raw::HeapMaxTop)
+      return Bad("sample " + Twine(I) + " names " + Twine(NumTop) +
+                     " contexts; at most " + Twine(raw::HeapMaxTop),
+                 SAt + 16);
+    if (Error E = C.needItems(NumTop, 16, "heap sample top entry"))
+      return E;
+    for (uint64_t J = 0; J < NumTop; ++J) {
+      const uint64_t TAt = C.absoluteOffset();
+      HeapTopEntry T;
+      if (Error E = C.readInto(T.Context, "heap sample top stack id"))
+        return E;
+      if (Error E = C.readInto(T.Bytes, "heap sample top bytes"))
+        return E;
+      auto Which = [&] {
+        return ("sample " + Twine(I) + " entry " + Twine(J) + " (stack id " +
+                Twine(T.Context) + ")")
+            .str();
+      };
+      if (!MIBOf(T.Context))
+        return Bad(Which() + " is no MIB of this dump", TAt);
+      if (llvm::any_of(Sample.Top, [&](const HeapTopEntry &O) {
+            return O.Context == T.Context;
+          }))
+        return Bad(Which() + " names a context twice", TAt);
+      if (!Sample.Top.empty() && T.Bytes > Sample.Top.back().Bytes)
+        return Bad(Which() + " has " + Twine(T.Bytes) +
+                       " bytes, more than the entry before it (largest "
+                       "first)",
+                   TAt + 8);
+      Sample.Top.push_back(T);
+    }
+    D.Samples.push_back(std::move(Sample));
+  }
+  P.HeapDumps.push_back(std::move(D));
   return Error::success();
 }
 
@@ -329,6 +503,7 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
 
   DataCursor MC(Rest.substr(H.MIBOffset, H.StackOffset - H.MIBOffset),
                 Start + H.MIBOffset);
+  DumpAllocCounts.clear();
   if (Error E = parseMIBs(MC, H.Version))
     return E;
 
@@ -338,6 +513,8 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
   if (Error E = parseStacks(KC, Stacks))
     return E;
   if (Error E = parseModulePaths(KC, H.StackOffset, Segs))
+    return E;
+  if (Error E = parseHeap(KC, H.StackOffset))
     return E;
   // Segments are the same in every dump; the first path given is kept.
   for (size_t I = 0; I < Segs.size(); ++I)

@@ -1909,9 +1909,10 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
   In.Path = Path.str();
   if (isIndexedProfile(Data)) {
     std::optional<ProfileNames> Names;
+    HeapProfile Heap;
     if (!IgnoreNames) {
       NamesExtensionInfo NI;
-      auto N = readNamesExtension(Data, &NI);
+      auto N = readNamesExtension(Data, &NI, &Heap);
       if (!N)
         return N.takeError();
       if (NI.Present) {
@@ -1927,6 +1928,8 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
     if (Names)
       if (Error E = checkNamesContexts(*Names, *P))
         return E;
+    if (Error E = checkHeapContexts(Heap, *P))
+      return E;
     if (Counters.Present) {
       if (Error E = addCounters(Path, Counters))
         return E;
@@ -1936,7 +1939,7 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
     In.HasMemProf = Info.MemProfVersion != 0;
     In.Schema = Info.Schema;
     In.Names = Names ? "profile" : "none";
-    Merger->addIndexed(*P, Info.Schema, Names ? &*Names : nullptr);
+    Merger->addIndexed(*P, Info.Schema, Names ? &*Names : nullptr, 1, &Heap);
   } else if (isRawInstrProf(Data) || isInstrProfText(Data)) {
     const bool Raw = isRawInstrProf(Data);
     if (!Raw && (Data.contains("\n---\n") || Data.contains("\n---\r\n")))

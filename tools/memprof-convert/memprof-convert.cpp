@@ -78,19 +78,34 @@ struct Options {
   bool MemProfVersionGiven = false; // --memprof-version on the command line
 };
 
-/// The names extension of an indexed file, if it has a readable one (that
-/// agrees with \p P, its LLVM part, when given).
+/// The names extension of an indexed file, if it has a readable one (whose
+/// types and heap contexts agree with \p P, its LLVM part, when given), and
+/// its heap data into \p Heap when given.
 std::optional<ProfileNames> namesOf(StringRef Path, StringRef Data,
+                                    HeapProfile *Heap = nullptr,
                                     const IndexedMemProf *P = nullptr) {
+  HeapProfile H;
+  if (Heap)
+    *Heap = HeapProfile();
   if (!hasNamesExtension(Data))
     return std::nullopt;
-  auto N = readNamesExtension(Data);
-  Error E = N ? (P ? checkNamesContexts(*N, *P) : Error::success())
-              : N.takeError();
+  auto N = readNamesExtension(Data, nullptr, &H);
+  auto Check = [&]() -> Error {
+    if (!N)
+      return N.takeError();
+    if (!P)
+      return Error::success();
+    if (Error E = checkNamesContexts(*N, *P))
+      return E;
+    return checkHeapContexts(H, *P);
+  };
+  Error E = Check();
   if (E) {
     tool::warning(Path, "names extension ignored: " + toString(std::move(E)));
     return std::nullopt;
   }
+  if (Heap)
+    *Heap = std::move(H);
   return std::move(*N);
 }
 
@@ -139,6 +154,7 @@ struct Loaded {
   std::optional<IndexedMemProf> MemProf; // when it has MemProf data
   bool InputFull = false;             // its MemProf part needs all 27 fields
   std::optional<ProfileNames> Names;  // an indexed input's, carried over
+  HeapProfile Heap;                   // and its heap data
   /// The MemProf version the combined text records, when it does.
   std::optional<unsigned> MemProfVersion;
 };
@@ -187,7 +203,7 @@ Expected<Loaded> load(StringRef Path, StringRef Data, Form F,
       uint32_t HotCold = schemaMask(hotColdSchema());
       L.InputFull = (schemaMask(Info.Schema) & ~HotCold) != 0;
       // Rewriting with the same version and schema gives the same bytes.
-      L.Names = namesOf(Path, Data, &*R);
+      L.Names = namesOf(Path, Data, &L.Heap, &*R);
       L.MemProf = inRoundTripOrder(*R);
       return std::move(L);
     } else if (!L.Counters.Present) {
@@ -195,7 +211,7 @@ Expected<Loaded> load(StringRef Path, StringRef Data, Form F,
                        "the indexed profile has neither counters nor a "
                        "MemProf section");
     }
-    L.Names = namesOf(Path, Data);
+    L.Names = namesOf(Path, Data, &L.Heap, L.MemProf ? &*L.MemProf : nullptr);
     return std::move(L);
   }
   case Form::CounterRaw: {
@@ -285,7 +301,7 @@ Expected<std::string> toIndexed(StringRef Path, StringRef Data, Form F,
     tool::warning(Path, Twine(WS->SaturatedFields) +
                             " 32-bit MemInfoBlock fields were saturated");
   if (L->Names && MP) {
-    auto NS = appendNamesExtension(Bytes, *MP, *L->Names);
+    auto NS = appendNamesExtension(Bytes, *MP, *L->Names, &L->Heap);
     if (!NS)
       return NS.takeError();
   }
@@ -409,7 +425,8 @@ Expected<std::unique_ptr<JSONInput>> readForJSON(StringRef Path, StringRef Data,
     In->Summary = Stored ? *Stored : computeReaderSummary(*P);
     In->MemProf = std::move(*P);
   }
-  In->Names = namesOf(Path, Data, In->MemProf ? &*In->MemProf : nullptr);
+  In->Names = namesOf(Path, Data, nullptr,
+                      In->MemProf ? &*In->MemProf : nullptr);
   return std::move(In);
 }
 

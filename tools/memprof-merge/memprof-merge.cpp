@@ -34,6 +34,7 @@ struct Input {
   std::optional<CounterProfile> Counters; // PGO counters (raw or indexed)
   bool RawCounters = false;               // Counters come from a .profraw
   std::optional<ProfileNames> Names;
+  HeapProfile Heap; // an indexed input's heap table, if any
   IndexedProfileInfo Info;
   uint64_t Bytes = 0; // the file's size, for the progress line
   Error Err = Error::success();
@@ -103,7 +104,7 @@ void loadInput(Input &In, bool ReadNames) {
     if (ReadNames) {
       // The LLVM part must stand on its own: it is read without the names.
       NamesExtensionInfo NI;
-      auto N = readNamesExtension(Data, &NI);
+      auto N = readNamesExtension(Data, &NI, &In.Heap);
       if (!N) {
         In.Err = N.takeError();
         In.Buffer.reset();
@@ -126,6 +127,8 @@ void loadInput(Input &In, bool ReadNames) {
           "its MemProf section holds a data access profile, which "
           "memprof-merge cannot carry over into the output",
           In.Info.DataAccessProfileOffset);
+    } else if (Error E = checkHeapContexts(In.Heap, *P)) {
+      In.Err = std::move(E);
     } else {
       if (In.Names)
         if (Error E = checkNamesContexts(*In.Names, *P)) {
@@ -459,7 +462,8 @@ int main(int argc, char **argv) {
         continue; // the merge fails anyway; keep looking for bad inputs
       if (In.Indexed) {
         Merger.addIndexed(*In.Indexed, In.Info.Schema,
-                          In.Names ? &*In.Names : nullptr, In.Weight);
+                          In.Names ? &*In.Names : nullptr, In.Weight,
+                          &In.Heap);
         // What the indexed inputs were written with is kept unless said
         // otherwise: a re-merge loses no field and changes no byte.
         IndexedVersion = std::max<uint64_t>(IndexedVersion,
@@ -565,7 +569,8 @@ int main(int argc, char **argv) {
   if (!NoNames && WithMemProf) {
     ProfileNames &Names = Merger.names();
     Names.markUnobservedFrames(Merged);
-    auto N = appendNamesExtension(Bytes, Merged, Names);
+    HeapProfile Heap = Merger.heap();
+    auto N = appendNamesExtension(Bytes, Merged, Names, &Heap);
     if (!N)
       tool::fatal(Output, N.takeError());
     NS = *N;

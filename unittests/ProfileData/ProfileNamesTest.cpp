@@ -798,7 +798,7 @@ TEST(ProfileNames, TypeTableCorruptionsAreRejectedCleanly) {
     std::string B = Good;
     put32(B, TypesHeader + 4, 1); // the reserved field
     EXPECT_EQ(rejectMessage(B),
-              "malformed: names extension: types header reserved field is "
+              "malformed: names extension: types header's reserved word is "
               "1, not 0 @" +
                   std::to_string(TypesHeader + 4));
   }

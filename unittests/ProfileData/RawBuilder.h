@@ -9,6 +9,7 @@
 
 #include "memprof/ProfileData/MemInfoBlock.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,11 +29,28 @@ struct RawEntry {
   std::vector<uint64_t> Histogram;
 };
 
+/// memprof's heap section (docs/heap-data.md), written as given.
+struct RawHeapSection {
+  uint64_t Flags = 0, DumpTimeMs = 0, PeakTimeMs = 0;
+  uint64_t PeakBytes = 0, PeakBlocks = 0;
+  struct Context {
+    uint64_t StackId, LiveBytes, LiveBlocks, PeakBytes, PeakBlocks;
+  };
+  struct Sample {
+    uint64_t TimeMs, TotalBytes;
+    std::vector<std::pair<uint64_t, uint64_t>> Top; // stack id, bytes
+  };
+  std::vector<Context> Contexts;
+  std::vector<Sample> Samples;
+};
+
 class RawBuilder {
 public:
   std::vector<RawSeg> Segs;
   std::vector<RawEntry> MIBs;
   std::vector<std::pair<uint64_t, std::vector<uint64_t>>> Stacks;
+  /// Written after the module paths when set.
+  std::optional<RawHeapSection> Heap;
 
   std::string build(unsigned Version = 5) const {
     std::string Seg, Mib, Stk;
@@ -90,6 +108,28 @@ public:
       Head += "MPMODPTH";
       put(Head, NumPaths);
       Stk += Head + Paths;
+    }
+    if (Heap) {
+      // "MPHEAPV1", the header's seven words, the contexts, the samples.
+      const RawHeapSection &HS = *Heap;
+      Stk += "MPHEAPV1";
+      for (uint64_t V : {HS.Flags, HS.DumpTimeMs, HS.PeakTimeMs, HS.PeakBytes,
+                         HS.PeakBlocks, uint64_t(HS.Contexts.size()),
+                         uint64_t(HS.Samples.size())})
+        put(Stk, V);
+      for (const auto &C : HS.Contexts)
+        for (uint64_t V : {C.StackId, C.LiveBytes, C.LiveBlocks, C.PeakBytes,
+                           C.PeakBlocks})
+          put(Stk, V);
+      for (const auto &S : HS.Samples) {
+        put(Stk, S.TimeMs);
+        put(Stk, S.TotalBytes);
+        put(Stk, S.Top.size());
+        for (const auto &[Id, Bytes] : S.Top) {
+          put(Stk, Id);
+          put(Stk, Bytes);
+        }
+      }
     }
     std::string H;
     uint64_t SegOff = 48, MibOff = SegOff + Seg.size(),

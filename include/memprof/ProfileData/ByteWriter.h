@@ -4,6 +4,7 @@
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Endian.h"
+#include "llvm/Support/LEB128.h"
 #include <cstdint>
 
 namespace memprof {
@@ -27,6 +28,13 @@ inline void write32(llvm::SmallVectorImpl<char> &Out, uint32_t V) {
 }
 inline void write64(llvm::SmallVectorImpl<char> &Out, uint64_t V) {
   writeLE<uint64_t>(Out, V);
+}
+
+/// Appends \p V as an unsigned LEB128 varint.
+inline void writeULEB(llvm::SmallVectorImpl<char> &Out, uint64_t V) {
+  uint8_t Buf[10];
+  unsigned N = llvm::encodeULEB128(V, Buf);
+  Out.append(reinterpret_cast<char *>(Buf), reinterpret_cast<char *>(Buf) + N);
 }
 
 } // namespace memprof

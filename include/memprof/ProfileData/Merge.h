@@ -10,6 +10,7 @@
 #define MEMPROF_PROFILEDATA_MERGE_H
 
 #include "memprof/ProfileData/AllocTypes.h"
+#include "memprof/ProfileData/HeapData.h"
 #include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/ProfileNames.h"
@@ -147,13 +148,17 @@ public:
   /// allocation contexts but none of them keeps a symbolized frame.
   /// \p Weight (at least 1) counts the profile that many times: every block
   /// is scaled as MemInfoBlock::scale does, after the profile's own dumps
-  /// are merged.
+  /// are merged. Each dump's heap section is a run (docs/heap-data.md):
+  /// its values join the contexts its stacks symbolize to, \p Weight times.
   llvm::Error addRaw(const RawProfile &P, uint64_t Weight = 1);
 
   /// Adds the MemProf data of an indexed profile whose blocks hold only the
-  /// fields of \p Schema, and the names it carries, if any.
+  /// fields of \p Schema, and the names it carries, if any, and its heap
+  /// data (whose contexts checkHeapContexts has found in \p P; others are
+  /// ignored), \p Weight times.
   void addIndexed(const IndexedMemProf &P, llvm::ArrayRef<uint8_t> Schema,
-                  const ProfileNames *Names = nullptr, uint64_t Weight = 1);
+                  const ProfileNames *Names = nullptr, uint64_t Weight = 1,
+                  const HeapProfile *Heap = nullptr);
 
   /// Adds the PGO counters of one input (raw or indexed) counted \p Weight
   /// times; see CounterMerger::add.
@@ -172,6 +177,14 @@ public:
   IndexedMemProf build(RecordOrder Order) const;
 
   const MergeStats &stats() const { return Stats; }
+
+  /// Whether some input's run recorded heap data.
+  bool hasHeap() const { return HeapSum.Runs != 0; }
+  /// The merged heap data: the sums over runs, every context with a value
+  /// (and those the timeline names), the kept timeline in merged contexts.
+  HeapProfile heap() const;
+  /// The heap values of merged context \p Id (zero when it has none).
+  HeapStats heapStats(CallStackId Id) const;
   /// Warnings about what the merge made of the profiled binaries and the
   /// raw inputs' stacks, one line each, for the tools to print: binaries
   /// that match no module of any raw input (rebuilt since the run?), and
@@ -198,6 +211,7 @@ private:
     llvm::SmallVector<FrameId, 8> Ids; // hashFrame of each frame
     MemInfoBlock Info;
     uint32_t Known = AllMIBFields; // fields some input actually supplied
+    HeapStats Heap;                // summed over the runs that had some
   };
   struct CallSite {
     llvm::SmallVector<Frame, 4> Frames;
@@ -210,6 +224,11 @@ private:
                   llvm::ArrayRef<FrameId> Ids, const MemInfoBlock &Info,
                   uint32_t Known);
   IndexedMemProf buildLLVMExact() const;
+  /// Adds one run's heap totals and offers its timeline, whose top entries
+  /// name merged contexts through \p Map (entries it does not map are
+  /// dropped with their context).
+  void addHeapRun(const HeapSummary &S, const HeapTimeline &T,
+                  llvm::function_ref<std::optional<CallStackId>(uint64_t)> Map);
   void observeFrame(const SymbolizedFrame &SF, llvm::StringRef BuildId);
   /// The type the allocation call at \p PC (in \p Seg) makes, as its
   /// module's DWARF says; empty when unknown. Cached per module address.
@@ -263,6 +282,9 @@ private:
   /// TypeWalk points into it).
   std::unordered_map<GUID, FrameTypeRole> FrameRoles;
   std::vector<const FrameTypeRole *> TypeWalk; // addRaw's, reused
+  /// Heap data: the sums over runs and the timeline kept so far.
+  HeapSummary HeapSum;
+  std::optional<HeapTimeline> Timeline;
 };
 
 } // namespace memprof

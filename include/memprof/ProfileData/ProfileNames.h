@@ -31,6 +31,8 @@
 
 namespace memprof {
 
+struct HeapProfile;
+
 /// What one observation says about a function. The strings are owned by the
 /// ProfileNames they were added to (or by the caller until then).
 struct FunctionNameInfo {
@@ -208,6 +210,7 @@ struct NamesExtensionStats {
   uint64_t FrameTableBytes = 0;
   uint64_t ProgramTableBytes = 0;
   uint64_t SiteModuleTableBytes = 0;
+  uint64_t HeapTableBytes = 0;
   uint64_t TypeTableBytes = 0;
   uint64_t NumFunctions = 0;
   uint64_t NumFileNodes = 0;
@@ -219,10 +222,13 @@ struct NamesExtensionStats {
 /// Appends the names extension to \p Out, which holds a complete LLVM
 /// indexed profile (a multiple of 8 bytes) whose MemProf data is \p P. Only
 /// functions of P (frames, records and callee GUIDs) and frames of P are
-/// described. Nothing is appended when \p Names knows none of P's functions.
+/// described; the heap table holds \p Heap when it is present (its
+/// contexts must be allocation contexts of P). Nothing is appended when
+/// \p Names knows none of P's functions and there is no heap data.
 llvm::Expected<NamesExtensionStats>
 appendNamesExtension(llvm::SmallVectorImpl<char> &Out, const IndexedMemProf &P,
-                     const ProfileNames &Names);
+                     const ProfileNames &Names,
+                     const HeapProfile *Heap = nullptr);
 
 /// Where an extension lies in a file.
 struct NamesExtensionInfo {
@@ -236,10 +242,14 @@ bool hasNamesExtension(llvm::StringRef Buffer);
 
 /// Reads the extension at the end of \p Buffer. A buffer without one gives
 /// empty names. Every offset, count, string reference and parent link is
-/// checked; a bad extension is an error naming the offset.
+/// checked; a bad extension is an error naming the offset. The heap table,
+/// when there is one, is checked too, and read into \p Heap if given (else
+/// \p Heap is left without heap data); its contexts are checked against
+/// the LLVM part by checkHeapContexts (HeapData.h).
 llvm::Expected<ProfileNames> readNamesExtension(llvm::StringRef Buffer,
                                                 NamesExtensionInfo *Info =
-                                                    nullptr);
+                                                    nullptr,
+                                                HeapProfile *Heap = nullptr);
 
 /// Checks what the extension says about contexts against the LLVM part it
 /// was read with: every type entry must name a context (an allocation

@@ -9,6 +9,7 @@
 #ifndef MEMPROF_PROFILEDATA_RAWREADER_H
 #define MEMPROF_PROFILEDATA_RAWREADER_H
 
+#include "memprof/ProfileData/HeapData.h"
 #include "memprof/ProfileData/MemInfoBlock.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/Symbolizer.h"
@@ -26,6 +27,18 @@ struct RawMIB {
   std::vector<uint64_t> Histogram;
 };
 
+/// One dump's heap section (docs/heap-data.md), checked: contexts and top
+/// entries name MIBs of the dump.
+struct RawHeapDump {
+  bool ExitDump = false;
+  uint64_t DumpTimeMs = 0, PeakTimeMs = 0;
+  uint64_t PeakBytes = 0, PeakBlocks = 0;
+  /// By raw stack id, strictly increasing.
+  std::vector<std::pair<uint64_t, HeapStats>> Contexts;
+  /// Top entries by raw stack id.
+  std::vector<HeapSample> Samples;
+};
+
 struct RawProfile {
   uint64_t Version = 0; // of the first dump; all dumps are v3-v5
   unsigned NumDumps = 0;
@@ -35,6 +48,9 @@ struct RawProfile {
   U64MapVector<RawMIB> MIBs;
   /// Stack id -> PCs, leaf first, cut at the first zero PC.
   std::unordered_map<uint64_t, std::vector<uint64_t>> Stacks;
+  /// The heap sections of the dumps that have one, in file order: each is
+  /// a run (a dump without one recorded no heap data).
+  std::vector<RawHeapDump> HeapDumps;
 };
 
 /// True when \p Buffer starts with the raw MemProf magic.

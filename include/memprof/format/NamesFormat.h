@@ -25,6 +25,9 @@ static const uint32_t FlagModulePaths = 2;
 /* A second header (SitesHeader) follows the header, and a program table and
    a site-module table follow the frame table. */
 static const uint32_t FlagSites = 4;
+/* A heap header (HeapHeader) follows the header (and the sites header), and
+   the heap table (docs/heap-data.md) follows the extension's last table. */
+static const uint32_t FlagHeap = 8;
 /* A TypesHeader follows the other headers, and a type table ends the
    tables: each context's allocated type. */
 static const uint32_t FlagTypes = 16;
@@ -33,7 +36,7 @@ struct Header {
   uint64_t Magic;             /* HeaderMagic */
   uint32_t Version;           /* 1 */
   uint32_t Flags;             /* FlagStringsZlib, FlagModulePaths, FlagSites,
-                                 FlagTypes; others unsupported */
+                                 FlagHeap, FlagTypes; others unsupported */
   uint64_t LLVMPartSize;      /* = absolute offset of this header */
   uint32_t StringTableSize;   /* bytes of each section, in file order */
   uint32_t ModuleTableSize;
@@ -48,6 +51,11 @@ struct SitesHeader {
   uint32_t ProgramTableSize;    /* bytes of each section, after the frame table */
   uint32_t SiteModuleTableSize;
 };
+/* With FlagHeap, 8 bytes after the header and the sites header. */
+struct HeapHeader {
+  uint32_t HeapTableSize; /* bytes of the heap table */
+  uint32_t Reserved;      /* 0 */
+};
 /* With FlagTypes, 8 bytes after the other headers (the last of them). */
 struct TypesHeader {
   uint32_t TypeTableSize; /* bytes of the type table, the last table */
@@ -61,6 +69,7 @@ struct Footer {
 
 static const uint64_t HeaderSize = 48;
 static const uint64_t SitesHeaderSize = 8;
+static const uint64_t HeapHeaderSize = 8;
 static const uint64_t TypesHeaderSize = 8;
 static const uint64_t FooterSize = 16;
 
@@ -78,6 +87,8 @@ static_assert(offsetof(Header, StringTableRawSize) == 44, "names header layout")
 static_assert(sizeof(SitesHeader) == SitesHeaderSize, "sites header size");
 static_assert(offsetof(SitesHeader, SiteModuleTableSize) == 4,
               "sites header layout");
+static_assert(sizeof(HeapHeader) == HeapHeaderSize, "heap header size");
+static_assert(offsetof(HeapHeader, Reserved) == 4, "heap header layout");
 static_assert(sizeof(TypesHeader) == TypesHeaderSize, "types header size");
 static_assert(offsetof(TypesHeader, Reserved) == 4, "types header layout");
 static_assert(sizeof(Footer) == FooterSize, "names footer size");
