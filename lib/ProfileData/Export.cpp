@@ -424,6 +424,23 @@ distinctShortNames(const std::set<std::string> &Names) {
   return Labels;
 }
 
+std::string frameWhere(const ReportFrame &F, GroupBy G) {
+  if (F.Gap) {
+    std::string W = "(not symbolized: ";
+    W += gapReasonText(F.Gap->Reason);
+    if (!F.Gap->BuildId.empty() && !F.Gap->Path.empty())
+      W += "; build id " + F.Gap->BuildId;
+    return W + ")";
+  }
+  if (G == GroupBy::Function) // the function, at its declaration
+    return F.File.empty() ? std::string("(no source location)")
+                          : sourceLocationText(F.File, F.Line);
+  if (F.File.empty())
+    return "(no source location; line offset " + std::to_string(F.LineOffset) +
+           ")";
+  return sourceLocationText(F.File, F.Line, F.Column);
+}
+
 std::string frameLabel(const ReportFrame &F, bool FullNames,
                        const std::map<std::string, std::string> *Labels) {
   if (F.Gap) {

@@ -126,6 +126,7 @@ struct Group {
   uint64_t Contexts = 0;
   ClassTotals Cold;
   ClassTotals Through; // GroupBy::Function: contexts with a frame in it
+  HeapStats Heap;      // the heap values of the contexts summed
 };
 
 std::optional<AllocClass> classify(const MemInfoBlock &I, uint32_t Known) {
@@ -330,6 +331,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     KnownUnion |= Known;
     auto Class = classify(I, Known);
     addTo(S.All, I);
+    S.Heap.add(M.heapStats(Id));
     if (!Class)
       addTo(S.Unclassified, I);
     else if (*Class == AllocClass::Cold)
@@ -409,6 +411,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
         G.Known |= C.Known;
       }
       ++G.Contexts;
+      G.Heap.add(M.heapStats(C.Id));
       if (C.Class == AllocClass::Cold)
         addTo(G.Cold, *C.Info);
     }
@@ -567,6 +570,7 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
     RC.Info = *C.Info;
     RC.Known = C.Known;
     RC.Class = C.Class;
+    RC.Heap = C.G ? C.G->Heap : M.heapStats(C.Id);
     if (C.G) {
       RC.Contexts = C.G->Contexts;
       RC.Cold = C.G->Cold;
@@ -599,6 +603,11 @@ Expected<Report> buildReport(const ProfileMerger &M, const ProfileNames &Names,
   R.HasMemProf = llvm::any_of(R.Inputs, [](const ReportInput &I) {
     return I.HasMemProf;
   });
+  if (M.hasHeap()) {
+    HeapProfile H = M.heap();
+    R.Heap = H.Summary;
+    R.Timeline = std::move(H.Timeline);
+  }
   R.Counters = buildCounterReport(M.counters().build(), Opts, Filters);
   return R;
 }
@@ -736,23 +745,6 @@ std::string allocations(uint64_t N) {
 }
 std::string bytes(uint64_t N) { return n(N, "byte", "bytes"); }
 std::string addresses(uint64_t N) { return n(N, "address", "addresses"); }
-
-std::string frameWhere(const ReportFrame &F, GroupBy G) {
-  if (F.Gap) {
-    std::string W = "(not symbolized: ";
-    W += gapReasonText(F.Gap->Reason);
-    if (!F.Gap->BuildId.empty() && !F.Gap->Path.empty())
-      W += "; build id " + F.Gap->BuildId;
-    return W + ")";
-  }
-  if (G == GroupBy::Function) // the function, at its declaration
-    return F.File.empty() ? std::string("(no source location)")
-                          : sourceLocationText(F.File, F.Line);
-  if (F.File.empty())
-    return "(no source location; line offset " + std::to_string(F.LineOffset) +
-           ")";
-  return sourceLocationText(F.File, F.Line, F.Column);
-}
 
 std::string schemaText(const MIBSchema &S) {
   if (S == hotColdSchema())
@@ -1939,6 +1931,7 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
     In.HasMemProf = Info.MemProfVersion != 0;
     In.Schema = Info.Schema;
     In.Names = Names ? "profile" : "none";
+    In.HeapRuns = Heap.Summary.Runs;
     Merger->addIndexed(*P, Info.Schema, Names ? &*Names : nullptr, 1, &Heap);
   } else if (isRawInstrProf(Data) || isInstrProfText(Data)) {
     const bool Raw = isRawInstrProf(Data);
@@ -1964,6 +1957,7 @@ Error ReportLoader::add(StringRef Path, StringRef Data) {
     if (Error E = Merger->addRaw(*P))
       return E;
     In.Raw = true;
+    In.HeapRuns = P->HeapDumps.size();
     In.HasMemProf = true;
     In.Schema = fullSchema();
     In.Names = "symbolized";

@@ -1,5 +1,6 @@
 //===- memprof-show.cpp - Rank and summarize the contexts of MemProf profiles ===//
 #include "ToolCommon.h"
+#include "memprof/ProfileData/HeapView.h"
 #include "memprof/ProfileData/ProfileUse.h"
 #include "memprof/ProfileData/Report.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -139,7 +140,7 @@ int main(int argc, char **argv) {
   ModuleSearch Search;
   std::string Sort = "bytes", Format = "text", Output;
   size_t Top = 10, TopFunctions = 10;
-  std::string Group = "context";
+  std::string Group = "context", View = "default";
   std::vector<std::string> DiffBases;
   bool Reverse = false, NoNames = false, NoGaps = false, FullNames = false;
   bool HeaderOnly = false, UseFlags = false;
@@ -159,6 +160,15 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"bytes", "count", "accesses", "lifetime", "density"}))
       ->capture_default_str();
   App.add_flag("--reverse", Reverse, "List the lowest values first");
+  App.add_option("--view", View,
+                 "What ranks the rows: default (the MemInfoBlock values, "
+                 "--sort), peak (the bytes each row held at the process's "
+                 "peak) or leaks (the bytes still live at the end: never "
+                 "freed, when the dump was the exit dump); peak and leaks "
+                 "need heap data, which memprof's runtime records "
+                 "(docs/heap-data.md); text or JSON")
+      ->check(CLI::IsMember({"default", "peak", "leaks"}))
+      ->capture_default_str();
   App.add_option("--group-by", Group,
                  "The rows: allocation contexts, or their sums by allocation "
                  "site (function, line and column of the allocating call) or "
@@ -243,7 +253,39 @@ int main(int argc, char **argv) {
   std::string Text;
   raw_string_ostream File(Text);
   raw_ostream &OS = Output.empty() ? static_cast<raw_ostream &>(outs()) : File;
-  if (!DiffBases.empty()) {
+  if (std::optional<HeapViewKind> K = parseHeapView(View)) {
+    if (App.count("--sort"))
+      tool::fatal("", "--sort goes with --view default; --view " + View +
+                          " ranks by its own bytes");
+    if (Format == "yaml")
+      tool::fatal("", "--view " + View + " writes text or JSON");
+    // Every row, ranked by the view.
+    ReportOptions All = Opts;
+    All.TopContexts = SIZE_MAX;
+    auto ViewOf = [&](const std::vector<std::string> &Files, size_t N) {
+      Expected<HeapView> V = buildHeapView(
+          tool::loadReport(Files, Search, NoNames, !NoGaps, All), *K, N);
+      if (!V)
+        tool::fatal(Files.size() == 1 ? StringRef(Files[0]) : StringRef(),
+                    V.takeError());
+      return std::move(*V);
+    };
+    if (!DiffBases.empty()) {
+      HeapView Before = ViewOf(DiffBases, SIZE_MAX);
+      HeapView After = ViewOf(Inputs, SIZE_MAX);
+      HeapViewDiff D = diffHeapViews(Before, After, Top, Reverse);
+      if (Format == "json")
+        printHeapDiffJSON(D, OS);
+      else
+        printHeapDiffText(D, OS);
+    } else {
+      HeapView V = ViewOf(Inputs, Top);
+      if (Format == "json")
+        printHeapViewJSON(V, OS);
+      else
+        printHeapViewText(V, OS);
+    }
+  } else if (!DiffBases.empty()) {
     // Every row of both sides, joined; the top ones are chosen by change.
     ReportOptions All = Opts;
     All.TopContexts = SIZE_MAX;

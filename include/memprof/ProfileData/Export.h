@@ -72,6 +72,11 @@ std::string briefTypeName(llvm::StringRef Type);
 std::map<std::string, std::string>
 distinctShortNames(const std::set<std::string> &Names);
 
+/// Where text shows a frame: FILE:LINE:COLUMN (a function's row of
+/// GroupBy::Function: its declaration), what is known of it, or why a gap
+/// was not symbolized.
+std::string frameWhere(const ReportFrame &F, GroupBy G);
+
 /// How pictures and text name a frame: its demangled name (short unless
 /// \p FullNames, and then as \p Labels has it when given), its GUID when
 /// unnamed, or "?? [symbol] at module+0xOFF" for a gap.

@@ -89,6 +89,9 @@ struct ReportInput {
   std::string Counters;     // describeVariant of its PGO counters, or ""
   bool CountersRaw = false; // a .profraw
   bool Text = false;        // LLVM's counters text
+  /// Runs that recorded heap data (docs/heap-data.md): a raw input's dumps
+  /// with a heap section, an indexed input's heap table's runs.
+  uint64_t HeapRuns = 0;
 };
 
 struct ReportFrame {
@@ -139,6 +142,9 @@ struct ReportContext {
   /// counted once each (pprof's "cum"), beside the sum of those whose
   /// allocation site lies in it ("flat").
   std::optional<ClassTotals> Through;
+  /// Live and peak values (docs/heap-data.md), summed over the runs; zero
+  /// when none was recorded (Report::Heap says whether any was).
+  HeapStats Heap;
 
   Maybe<uint64_t> field(MIBTag T) const;
   /// Total / AllocCount; unknown when either is.
@@ -167,6 +173,8 @@ struct ReportSummary {
   bool GapsShown = false;
   uint64_t GapFrames = 0;
   ClassTotals WithGaps;
+  /// Every context's heap values summed (zero without heap data).
+  HeapStats Heap;
 };
 
 /// A value of a value-profile site, named where the profile names it.
@@ -232,6 +240,11 @@ struct Report {
   /// Whether any input holds MemProf data (else, with counters, the text
   /// report leaves the heap part out).
   bool HasMemProf = false;
+  /// The runs' heap totals, when some input's runs recorded heap data, and
+  /// the timeline kept (of the run with the highest peak; top entries by
+  /// context id).
+  std::optional<HeapSummary> Heap;
+  HeapTimeline Timeline;
 };
 
 /// Ranks and summarizes the contexts of \p M, named by \p Names, and its
