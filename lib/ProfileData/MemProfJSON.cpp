@@ -531,6 +531,45 @@ void writeCounterKeys(json::OStream &J, const CounterProfile &C) {
   });
 }
 
+/// The heap data: the runs' sums, every context's values by context id (as
+/// alloc_sites name them), and the kept timeline.
+void writeHeapKeys(json::OStream &J, const HeapProfile &H) {
+  J.attributeObject("heap", [&] {
+    J.attribute("runs", H.Summary.Runs);
+    J.attribute("exit_runs", H.Summary.ExitRuns);
+    J.attribute("peak_bytes", H.Summary.PeakBytes);
+    J.attribute("peak_blocks", H.Summary.PeakBlocks);
+    J.attributeArray("contexts", [&] {
+      for (const auto &[Id, S] : H.Contexts)
+        J.object([&, Id = Id, &S = S] {
+          J.attribute("context_id", hexGUID(Id));
+          J.attribute("live_bytes", S.LiveBytes);
+          J.attribute("live_blocks", S.LiveBlocks);
+          J.attribute("peak_bytes", S.PeakBytes);
+          J.attribute("peak_blocks", S.PeakBlocks);
+        });
+    });
+    J.attributeObject("timeline", [&] {
+      J.attribute("peak_time_ms", H.Timeline.PeakTimeMs);
+      J.attribute("peak_bytes", H.Timeline.PeakBytes);
+      J.attributeArray("samples", [&] {
+        for (const HeapSample &Sample : H.Timeline.Samples)
+          J.object([&] {
+            J.attribute("time_ms", Sample.TimeMs);
+            J.attribute("total_bytes", Sample.TotalBytes);
+            J.attributeArray("top", [&] {
+              for (const HeapTopEntry &E : Sample.Top)
+                J.object([&] {
+                  J.attribute("context_id", hexGUID(E.Context));
+                  J.attribute("bytes", E.Bytes);
+                });
+            });
+          });
+      });
+    });
+  });
+}
+
 } // namespace
 
 void writeProfileJSON(raw_ostream &OS, const ProfileJSONParts &Parts) {
@@ -547,6 +586,8 @@ void writeProfileJSON(raw_ostream &OS, const ProfileJSONParts &Parts) {
         Parts.Progress(Parts.MemProf->Records.size(),
                        Parts.MemProf->Records.size());
     }
+    if (Parts.Heap && Parts.Heap->present())
+      writeHeapKeys(J, *Parts.Heap);
     if (Parts.Counters)
       writeCounterKeys(J, *Parts.Counters);
   });

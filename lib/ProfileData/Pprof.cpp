@@ -54,6 +54,44 @@ constexpr SampleField ExtraFields[] = {
      "centiaccesses/byte/s"},
 };
 
+/// What a sample value holds: a MemInfoBlock total, or a heap value
+/// (docs/heap-data.md).
+struct SampleSource {
+  enum Kind : uint8_t { MIB, InuseObjects, InuseSpace, PeakObjects, PeakSpace };
+  Kind K = MIB;
+  MIBTag Field = MIBTag::AllocCount;
+
+  uint64_t of(const ReportContext &C) const {
+    switch (K) {
+    case MIB:
+      return C.field(Field).value_or(0);
+    case InuseObjects:
+      return C.Heap.LiveBlocks;
+    case InuseSpace:
+      return C.Heap.LiveBytes;
+    case PeakObjects:
+      return C.Heap.PeakBlocks;
+    case PeakSpace:
+      return C.Heap.PeakBytes;
+    }
+    return 0;
+  }
+};
+
+/// With heap data, after the alloc pair, as Go's heap profiles order them
+/// (pprof's -inuse_space and -sample_index=inuse_space find them): what was
+/// live at the end, then at the peak.
+struct HeapSampleType {
+  SampleSource::Kind K;
+  StringLiteral Type, Unit;
+};
+constexpr HeapSampleType HeapTypes[] = {
+    {SampleSource::InuseObjects, "inuse_objects", "count"},
+    {SampleSource::InuseSpace, "inuse_space", "bytes"},
+    {SampleSource::PeakObjects, "peak_objects", "count"},
+    {SampleSource::PeakSpace, "peak_space", "bytes"},
+};
+
 /// pprof's values are int64; our totals saturate at 2^64-1.
 int64_t toValue(uint64_t V) {
   return V > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(V);
@@ -145,13 +183,13 @@ public:
   /// Appends one sample of the report's context \p Index, its values
   /// negated and labelled as pprof's -diff_base labels the base when
   /// \p IsBase.
-  void addSample(FrameCache &FC, size_t Index, ArrayRef<MIBTag> Fields,
+  void addSample(FrameCache &FC, size_t Index, ArrayRef<SampleSource> Fields,
                  bool IsBase) {
     const ReportContext &C = FC.Frames.report().Contexts[Index];
     std::vector<int64_t> Values;
     bool AnyNonZero = false;
-    for (MIBTag T : Fields) {
-      int64_t V = toValue(C.field(T).value_or(0));
+    for (const SampleSource &F : Fields) {
+      int64_t V = toValue(F.of(C));
       AnyNonZero |= V != 0;
       Values.push_back(IsBase ? -V : V);
     }
@@ -414,13 +452,21 @@ Expected<std::string> writePprof(const Report &R, const Report *Base,
   pb::Profile P;
   PprofBuilder B(P);
 
-  std::vector<MIBTag> Fields;
+  std::vector<SampleSource> Fields;
   for (const SampleField &F : AllocFields) {
     pb::ValueType *T = P.add_sample_type();
     T->set_type(B.str(F.Type));
     T->set_unit(B.str(F.Unit));
-    Fields.push_back(F.Field);
+    Fields.push_back({SampleSource::MIB, F.Field});
   }
+  // Heap data when either side has some (the other's values are 0).
+  if (R.Heap || (Base && Base->Heap))
+    for (const HeapSampleType &H : HeapTypes) {
+      pb::ValueType *T = P.add_sample_type();
+      T->set_type(B.str(H.Type));
+      T->set_unit(B.str(H.Unit));
+      Fields.push_back({H.K});
+    }
   // The union of both sides' fields: pprof combines a base only with a
   // profile of the same sample types.
   uint32_t Known = knownFields(R) | (Base ? knownFields(*Base) : 0);
@@ -430,7 +476,7 @@ Expected<std::string> writePprof(const Report &R, const Report *Base,
     pb::ValueType *T = P.add_sample_type();
     T->set_type(B.str(F.Type));
     T->set_unit(B.str(F.Unit));
-    Fields.push_back(F.Field);
+    Fields.push_back({SampleSource::MIB, F.Field});
   }
   P.set_default_sample_type(B.str("alloc_space"));
 

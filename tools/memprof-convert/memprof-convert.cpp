@@ -405,6 +405,7 @@ struct JSONInput {
   std::optional<IndexedMemProf> MemProf;
   MemProfSummary Summary;
   std::optional<ProfileNames> Names;
+  HeapProfile Heap;
 };
 
 Expected<std::unique_ptr<JSONInput>> readForJSON(StringRef Path, StringRef Data,
@@ -425,7 +426,7 @@ Expected<std::unique_ptr<JSONInput>> readForJSON(StringRef Path, StringRef Data,
     In->Summary = Stored ? *Stored : computeReaderSummary(*P);
     In->MemProf = std::move(*P);
   }
-  In->Names = namesOf(Path, Data, nullptr,
+  In->Names = namesOf(Path, Data, &In->Heap,
                       In->MemProf ? &*In->MemProf : nullptr);
   return std::move(In);
 }
@@ -442,6 +443,7 @@ void writeJSON(const JSONInput &In, unsigned FormatVersion, raw_ostream &OS,
     Parts.Summary = &In.Summary;
   }
   Parts.Names = In.Names ? &*In.Names : nullptr;
+  Parts.Heap = In.Heap.present() ? &In.Heap : nullptr;
   Parts.FormatVersion = FormatVersion;
   auto Tick = [&](uint64_t Done, uint64_t Total) {
     Progress.update(Done, Total, "records");

@@ -13,6 +13,7 @@
 #ifndef MEMPROF_PROFILEDATA_MEMPROFJSON_H
 #define MEMPROF_PROFILEDATA_MEMPROFJSON_H
 
+#include "memprof/ProfileData/HeapData.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
@@ -48,6 +49,9 @@ struct ProfileJSONParts {
   llvm::ArrayRef<uint8_t> Schema;
   const MemProfSummary *Summary = nullptr; // with MemProf
   const ProfileNames *Names = nullptr;
+  /// The heap data (docs/heap-data.md), when the profile has some: the
+  /// "heap" key, an addition to either layout.
+  const HeapProfile *Heap = nullptr;
   /// The layout: MemProfJSONOldestVersion to MemProfJSONVersion.
   unsigned FormatVersion = MemProfJSONVersion;
   /// Called as records are written: (records done, records).
