@@ -4,7 +4,9 @@
 // a fake symbolizer (each PC its own frame, some inline chains naming a
 // function twice) and written in every MemProf version, reads back to the
 // same records, and merged again to the same records; and merged with a
-// weight W it equals W copies merged.
+// weight W it equals W copies merged. Its heap data, written into the names
+// extension, reads back unchanged, names contexts of the LLVM part and
+// re-merges to itself; weighted, it equals the copies' too.
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/IndexedProfile.h"
@@ -139,6 +141,34 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     for (size_t I = 0; I < R.AllocSites.size(); ++I)
       if (R.AllocSites[I].Info != B.Records.find(G)->second.AllocSites[I].Info)
         abort();
+  if (!(Weighted.heap() == Copies.heap()))
+    abort();
+
+  HeapProfile H = M.heap();
+  llvm::SmallVector<char, 0> Bytes;
+  if (!writeIndexedProfile(Merged, IndexedWriterOptions(), Bytes))
+    abort();
+  if (!appendNamesExtension(Bytes, Merged, M.names(), &H))
+    abort();
+  llvm::StringRef File(Bytes.data(), Bytes.size());
+  NamesExtensionInfo NI;
+  HeapProfile HeapBack;
+  auto Names = readNamesExtension(File, &NI, &HeapBack);
+  if (!Names || !(HeapBack == H))
+    abort(); // what the merge wrote reads back as it was
+  IndexedProfileInfo Info;
+  auto Back = readIndexedProfile(NI.Present ? File.take_front(NI.Offset) : File,
+                                 &Info);
+  if (!Back)
+    abort();
+  if (llvm::Error E = checkHeapContexts(HeapBack, *Back)) {
+    llvm::consumeError(std::move(E));
+    abort(); // its contexts are the LLVM part's
+  }
+  ProfileMerger Re(nullptr);
+  Re.addIndexed(*Back, Info.Schema, &*Names, 1, &HeapBack);
+  if (!(Re.heap() == H))
+    abort();
   size_t Saturated = findSaturatedSites(A, fullSchema()).size();
   return Saturated == size_t(-1) ? 0 : 0;
 }

@@ -2,10 +2,11 @@
 //
 // Whatever extension the reader accepts must survive a write and a read
 // unchanged: every function, every location, every module path, the
-// programs, every context's site module and every context's type it
-// described.
+// programs, every context's site module and type it described, and its
+// heap table.
 //
 //===----------------------------------------------------------------------===//
+#include "memprof/ProfileData/HeapData.h"
 #include "memprof/ProfileData/ProfileNames.h"
 #include <cstdlib>
 
@@ -14,7 +15,8 @@ using namespace memprof;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   llvm::StringRef Buf(reinterpret_cast<const char *>(Data), Size);
   NamesExtensionInfo Info;
-  auto N = readNamesExtension(Buf, &Info);
+  HeapProfile Heap;
+  auto N = readNamesExtension(Buf, &Info, &Heap);
   if (!N) {
     llvm::consumeError(N.takeError());
     return 0;
@@ -47,12 +49,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
       abort();
   }
   llvm::SmallVector<char, 0> Out;
-  auto W = appendNamesExtension(Out, P, *N);
+  auto W = appendNamesExtension(Out, P, *N, &Heap);
   if (!W)
     abort(); // anything read must be writable
-  auto Back = readNamesExtension(llvm::StringRef(Out.data(), Out.size()));
+  HeapProfile HeapBack;
+  auto Back = readNamesExtension(llvm::StringRef(Out.data(), Out.size()),
+                                 nullptr, &HeapBack);
   if (!Back)
     abort(); // and readable again
+  if (!(HeapBack == Heap))
+    abort();
   for (const auto &[G, F] : N->functions()) {
     const FunctionNameInfo *B = Back->function(G);
     if (!B || !(*B == F))

@@ -1,5 +1,8 @@
 //===- RawReaderFuzzer.cpp - Fuzz the raw MemProf reader -------------------===//
 #include "memprof/ProfileData/RawReader.h"
+
+using memprof::HeapSample;
+using memprof::RawHeapDump;
 #include <cstddef>
 #include <cstdint>
 
@@ -16,5 +19,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
     Sum += KV.second.Info.TotalSize + KV.second.Histogram.size();
   for (const auto &KV : P->Stacks)
     Sum += KV.second.size();
+  for (const RawHeapDump &D : P->HeapDumps) {
+    for (const auto &C : D.Contexts)
+      Sum += C.second.LiveBytes + C.second.PeakBlocks;
+    for (const HeapSample &S : D.Samples)
+      Sum += S.TotalBytes + S.Top.size();
+  }
   return Sum == 42 ? 0 : 0;
 }

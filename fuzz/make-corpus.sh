@@ -28,8 +28,19 @@ merge=${MEMPROF_BIN:-$here/../build/bin}/memprof-merge
 clang++-22 -fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer -O0 \
   "$here/../lit-tests/memprof-merge/Inputs/inline.cpp" -o inline
 python3 "$tools/run-profiled.py" in.raw ./inline 3 >/dev/null
+# Heap sections (docs/heap-data.md) written by mkheap.py into clang's raw
+# profiles: an exit dump, two dumps of one process; and indexed profiles
+# with a heap table (two runs, and one weighted).
+python3 "$tools/mkheap.py" add s1.raw h1.raw h1.json --seed 1 --exit
+python3 "$tools/mkheap.py" add s1.raw h1b.raw h1b.json --seed 3
+python3 "$tools/mkheap.py" add s2.raw h2.raw h2.json --seed 2
+python3 "$tools/mkheap.py" concat h11.raw h11.json h1.raw h1.json h1b.raw h1b.json
+cp h1.raw "$here/corpus/raw/heap-exit.raw"
+cp h11.raw "$here/corpus/raw/heap-two-dumps.raw"
 mkdir -p "$here/corpus/names"
 "$merge" -q s2.raw --profiled-binary sites -o "$here/corpus/names/sites.profdata"
+"$merge" -q h1.raw h2.raw --profiled-binary sites -o "$here/corpus/names/heap.profdata"
+"$merge" -q --weighted-input 3,h1.raw --profiled-binary sites -o "$here/corpus/names/heap-weighted.profdata"
 "$merge" -q --memprof-version=4 in.raw --profiled-binary inline -o "$here/corpus/names/inline-v4.profdata"
 # A profile whose names extension gives module paths (FlagModulePaths):
 # memprof's runtime, preloaded, records them (clang's does not).
