@@ -540,12 +540,9 @@ MEMPROF_ALWAYS_INLINE void heapCapture(MIBEntry &E) {
   }
 }
 
-MEMPROF_NOINLINE void notePeak(uint64_t Total, uint32_t Now) {
-  if (!loadRelaxed(&H.Shared)) { // under the one shard's lock
-    storeRelaxed(&H.PeakBytes, Total);
-    storeRelaxed(&H.PeakTimeMs, Now);
-    return;
-  }
+/// Raises the peak to \p Total (a total the runtime applied at \p Now)
+/// unless it is there already, by compare-and-swap.
+void raisePeak(uint64_t Total, uint32_t Now) {
   uint64_t Cur = loadRelaxed(&H.PeakBytes);
   while (Total > Cur)
     if (__atomic_compare_exchange_n(&H.PeakBytes, &Cur, Total, true,
@@ -553,6 +550,15 @@ MEMPROF_NOINLINE void notePeak(uint64_t Total, uint32_t Now) {
       storeRelaxed(&H.PeakTimeMs, Now);
       return;
     }
+}
+
+MEMPROF_NOINLINE void notePeak(uint64_t Total, uint32_t Now) {
+  if (!loadRelaxed(&H.Shared)) { // under the one shard's lock
+    storeRelaxed(&H.PeakBytes, Total);
+    storeRelaxed(&H.PeakTimeMs, Now);
+    return;
+  }
+  raisePeak(Total, Now);
 }
 
 /// A recorded block of \p Size bytes starts in entry \p E (its shard's lock
@@ -1660,6 +1666,16 @@ MEMPROF_NOINLINE void takeSample(uint32_t Now) {
     H.SampleLock.unlock();
     return;
   }
+  // The samples' times never go back (another thread's sample may have
+  // read the clock after this one's caller did), and no sample is above
+  // the peak: the total can be read between another thread's add and its
+  // raising of the peak (by compare-and-swap here, whatever the mode: that
+  // thread raises it to the same value).
+  Now = nowMs();
+  if (H.NumSamples && Now < H.Samples[H.NumSamples - 1].TimeMs)
+    Now = uint32_t(H.Samples[H.NumSamples - 1].TimeMs);
+  if (Total > loadRelaxed(&H.PeakBytes))
+    raisePeak(Total, Now);
   if (!H.Samples) {
     H.Samples = static_cast<HeapSampleInfo *>(
         mapMemory(raw::HeapMaxSamples * sizeof(HeapSampleInfo)));
