@@ -9,10 +9,15 @@
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/TimelineChart.h"
 #include "memprof/ProfileData/Export.h"
+#include "memprof/ProfileData/Report.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 using namespace llvm;
 
@@ -44,6 +49,13 @@ std::string bytesText(double B) {
   if (U == 0)
     return formatv("{0:F0} B", B).str();
   return formatv("{0:F1} {1}", B, Units[U]).str();
+}
+
+/// A tick's value: as few decimals as it needs (2, 2.5, 0.25).
+std::string numberText(double V) {
+  char Buf[64];
+  std::snprintf(Buf, sizeof(Buf), "%.6g", V);
+  return Buf;
 }
 
 std::string secondsText(double Ms) {
@@ -97,7 +109,7 @@ void writeTimelineSvg(const TimelineChart &C, raw_ostream &OS) {
     }
   double YStep = niceStep(double(YMaxData) / Unit, 5) * Unit;
   double YMax = std::ceil(double(YMaxData) / YStep) * YStep;
-  double TStep = niceStep(double(TEnd), 8);
+  double TStep = std::max(1.0, niceStep(double(TEnd), 8));
   double TMax = std::ceil(double(TEnd) / TStep) * TStep;
 
   double PW = Geo::PlotRight - Geo::PlotLeft;
@@ -120,6 +132,7 @@ void writeTimelineSvg(const TimelineChart &C, raw_ostream &OS) {
         "stroke-width: 1; }\n.grid { stroke: rgb(230,230,230); stroke-width: "
         "1; }\n.tick { text-anchor: middle; }\n.ytick { text-anchor: end; }\n"
         "g.s:hover polygon { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
+        "text.peak { fill: rgb(220,0,0); }\n"
         "</style>\n";
   OS << "<rect x=\"0\" y=\"0\" width=\"" << Geo::Width << "\" height=\""
      << Geo::Height << "\" fill=\"rgb(255,255,255)\"/>\n";
@@ -135,14 +148,26 @@ void writeTimelineSvg(const TimelineChart &C, raw_ostream &OS) {
        << Geo::PlotRight << "\" y1=\"" << coord(Y(V)) << "\" y2=\""
        << coord(Y(V)) << "\"/><text class=\"ytick\" x=\"" << Geo::PlotLeft - 6
        << "\" y=\"" << coord(Y(V) + 4) << "\">"
-       << formatv("{0}", V / Unit).str() << " " << UnitName << "</text>\n";
+       << numberText(V / Unit) << " " << UnitName << "</text>\n";
   }
+  // Time ticks in ms below 5 s, else in seconds with the decimals the step
+  // needs.
+  auto TimeTick = [&](double T) {
+    if (TMax <= 5000)
+      return formatv("{0:F0} ms", T).str();
+    unsigned Decimals = 0;
+    for (double S = TStep / 1000; S < 1 - 1e-9 && Decimals < 3; S *= 10)
+      ++Decimals;
+    char Buf[64];
+    std::snprintf(Buf, sizeof(Buf), "%.*f s", int(Decimals), T / 1000);
+    return std::string(Buf);
+  };
   for (double T = 0; T <= TMax + TStep / 2; T += TStep) {
     OS << "<line class=\"grid\" x1=\"" << coord(X(T)) << "\" x2=\""
        << coord(X(T)) << "\" y1=\"" << Geo::PlotTop << "\" y2=\""
        << Geo::PlotBottom << "\"/><text class=\"tick\" x=\"" << coord(X(T))
-       << "\" y=\"" << Geo::PlotBottom + 16 << "\">"
-       << formatv("{0}", T / 1000).str() << " s</text>\n";
+       << "\" y=\"" << Geo::PlotBottom + 16 << "\">" << TimeTick(T)
+       << "</text>\n";
   }
   OS << "</g>\n";
 
@@ -217,8 +242,8 @@ void writeTimelineSvg(const TimelineChart &C, raw_ostream &OS) {
        << "\" stroke-width=\"2\" stroke-dasharray=\"6,3\"/><circle cx=\""
        << coord(PX) << "\" cy=\"" << coord(PY) << "\" r=\"5\" fill=\""
        << PeakColour << "\"/><text x=\"" << coord(PX + 8) << "\" y=\""
-       << coord(std::max(PY - 8, double(Geo::PlotTop) + 12)) << "\" fill=\""
-       << PeakColour << "\">peak " << bytesText(double(C.PeakBytes)) << " at "
+       << coord(std::max(PY - 8, double(Geo::PlotTop) + 12))
+       << "\" class=\"peak\">peak " << bytesText(double(C.PeakBytes)) << " at "
        << secondsText(C.PeakTimeMs) << "</text></g>\n";
   }
 
@@ -242,6 +267,101 @@ void writeTimelineSvg(const TimelineChart &C, raw_ostream &OS) {
   Entry(OtherColour, "other",
         "other contexts, and samples without a breakdown");
   OS << "</g>\n</svg>\n";
+}
+
+} // namespace memprof
+
+namespace memprof {
+
+namespace {
+/// Whether a frame's label names the standard library's code (which says
+/// little about who allocates: the program's frame above it does).
+bool libraryFrame(llvm::StringRef Label) {
+  return Label.starts_with("std::") || Label.starts_with("__gnu_cxx::") ||
+         Label.starts_with("operator new") || Label.starts_with("__");
+}
+} // namespace
+
+TimelineChart timelineChartOf(const Report &R, llvm::StringRef Title,
+                              bool FullNames, size_t MaxSeries) {
+  TimelineChart C;
+  C.Title = Title.str();
+  const HeapTimeline &T = R.Timeline;
+  C.PeakTimeMs = T.PeakTimeMs;
+  C.PeakBytes = T.PeakBytes;
+  // The contexts the breakdowns name, by the most bytes they held in one.
+  std::map<CallStackId, uint64_t> Most;
+  size_t WithTop = 0;
+  for (const HeapSample &S : T.Samples) {
+    WithTop += !S.Top.empty();
+    for (const HeapTopEntry &E : S.Top)
+      Most[E.Context] = std::max(Most[E.Context], E.Bytes);
+  }
+  std::vector<std::pair<uint64_t, CallStackId>> Ranked;
+  for (const auto &[Id, B] : Most)
+    Ranked.push_back({B, Id});
+  llvm::sort(Ranked, [](const auto &A, const auto &B) {
+    return A.first != B.first ? A.first > B.first : A.second < B.second;
+  });
+  if (Ranked.size() > MaxSeries)
+    Ranked.resize(MaxSeries);
+  std::map<CallStackId, size_t> SeriesOf;
+  ContextFrames Frames(R);
+  FrameLabels Labels(Frames, FullNames);
+  std::map<CallStackId, size_t> ContextIndex;
+  for (size_t I = 0; I < R.Contexts.size(); ++I)
+    ContextIndex.emplace(R.Contexts[I].Id, I);
+  for (const auto &[Bytes, Id] : Ranked) {
+    struct TimelineChart::Series S;
+    auto It = ContextIndex.find(Id);
+    if (It == ContextIndex.end()) {
+      S.Label = S.Tooltip = "context 0x" + llvm::utohexstr(Id);
+    } else {
+      llvm::ArrayRef<uint32_t> F = Frames.of(It->second);
+      std::string Site = F.empty() ? "?" : Labels[F.front()];
+      std::string Caller;
+      for (size_t K = 1; K < F.size(); ++K)
+        if (!libraryFrame(Labels[F[K]])) {
+          Caller = Labels[F[K]];
+          break;
+        }
+      S.Label = Site;
+      if (!Caller.empty() && Caller != Site && libraryFrame(Site))
+        S.Label = Caller + " \xE2\x86\x92 " + Site; // caller -> site
+      if (!R.Contexts[It->second].Type.empty())
+        S.Label += " [" + briefTypeName(R.Contexts[It->second].Type) + "]";
+      for (size_t K = 0; K < F.size() && K < 24; ++K)
+        S.Tooltip += (K ? "\n" : "") + Labels[F[K]];
+      if (F.size() > 24)
+        S.Tooltip += "\n...";
+    }
+    SeriesOf.emplace(Id, C.Series.size());
+    C.Series.push_back(std::move(S));
+  }
+  for (const HeapSample &S : T.Samples) {
+    TimelineChart::Point P;
+    P.TimeMs = S.TimeMs;
+    P.TotalBytes = S.TotalBytes;
+    if (!S.Top.empty()) {
+      P.Bytes.assign(C.Series.size(), 0);
+      for (const HeapTopEntry &E : S.Top) {
+        auto It = SeriesOf.find(E.Context);
+        if (It != SeriesOf.end())
+          P.Bytes[It->second] = E.Bytes;
+      }
+    }
+    C.Points.push_back(std::move(P));
+  }
+  const uint64_t Runs = R.Heap ? R.Heap->Runs : 0;
+  C.Subtitle = "live heap over time of " +
+               std::string(Runs > 1 ? "the run with the highest peak (of " +
+                                          std::to_string(Runs) + " runs)"
+                                    : "the run") +
+               ": peak " + bytesText(double(T.PeakBytes)) + " at " +
+               secondsText(double(T.PeakTimeMs)) + "; " +
+               std::to_string(T.Samples.size()) + " samples, " +
+               std::to_string(WithTop) + " with the largest contexts";
+  return C;
 }
 
 } // namespace memprof

@@ -2,18 +2,21 @@
 """Checks a screenshot of memprof-convert --to-timeline's SVG (Chromium's,
 at the SVG's own size) against the peak the profile recorded.
 
-  check-timeline.py SVG PNG PEAK_MS
+  check-timeline.py SVG PNG PEAK_MS PEAK_BYTES
+  check-timeline.py SVG PNG @FILE      (FILE holds "PEAK_MS PEAK_BYTES")
 
-PEAK_MS is the peak's time as the test knows it independently (the raw
-profile's heap section, read by the runtime tests' own parser). The SVG's
-root gives the plot area and its time scale (data-plot-left, -right, -top,
--bottom, data-t-max-ms); from them the peak must be drawn at column
-left + PEAK_MS / t-max * (right - left). In the picture:
+PEAK_MS and PEAK_BYTES are the peak's time and total as the test knows them
+independently (the raw profile's heap section, read by the runtime tests'
+own parser). The SVG's root gives the plot area and its scales
+(data-plot-left, -right, -top, -bottom, data-t-max-ms, data-y-max-bytes);
+from them the peak lies at column left + PEAK_MS / t-max * (right - left)
+and row bottom - PEAK_BYTES / y-max * (bottom - top). In the picture:
   - the red marker's column (the column with the most pixels of the peak's
     red, rgb(220,0,0), inside the plot) is there, within 2 pixels;
+  - the red dot is there: at least 20 red pixels within 6 of that point;
   - the total's line (black pixels inside the plot, away from the axes)
-    reaches its highest row there, within 6 pixels (the peak's dot, 5
-    pixels wide, covers the line's tip);
+    never rises above the peak's row (by more than 2 pixels), and reaches
+    it (within 2 pixels);
   - the stacked areas are drawn (some pixels of the series' colours).
 Prints what it found and "timeline: ok"; exits 1 when a check fails."""
 import os
@@ -35,7 +38,11 @@ def fail(msg):
 
 
 def main():
-    svg, png, peak_ms = sys.argv[1], sys.argv[2], float(sys.argv[3])
+    svg, png = sys.argv[1], sys.argv[2]
+    if sys.argv[3].startswith("@"):
+        peak_ms, peak_bytes = map(float, open(sys.argv[3][1:]).read().split()[:2])
+    else:
+        peak_ms, peak_bytes = float(sys.argv[3]), float(sys.argv[4])
     text = open(svg).read()
     root = re.search(r"<svg [^>]*>", text).group(0)
 
@@ -47,8 +54,9 @@ def main():
 
     left, right = attr("data-plot-left"), attr("data-plot-right")
     top, bottom = attr("data-plot-top"), attr("data-plot-bottom")
-    tmax = attr("data-t-max-ms")
+    tmax, ymax = attr("data-t-max-ms"), attr("data-y-max-bytes")
     want_x = left + peak_ms / tmax * (right - left)
+    want_y = bottom - peak_bytes / ymax * (bottom - top)
     width, height, rows, ch = check_png.read_rows(png)
 
     def px(x, y):
@@ -58,6 +66,7 @@ def main():
     x0, x1 = int(left) + 3, int(right) - 1
     y0, y1 = int(top), int(bottom) - 3
     red = {}
+    dot = 0
     top_black = None
     series = 0
     for y in range(y0, y1):
@@ -65,23 +74,27 @@ def main():
             r, g, b = px(x, y)
             if r >= 200 and g <= 40 and b <= 40:
                 red[x] = red.get(x, 0) + 1
+                if (x - want_x) ** 2 + (y - want_y) ** 2 <= 36:
+                    dot += 1
             elif r <= 60 and g <= 60 and b <= 60:
-                if top_black is None:
+                if top_black is None or y < top_black[1]:
                     top_black = (x, y)
             elif (r, g, b) != (255, 255, 255) and abs(r - g) > 30:
                 series += 1
     if not red:
         fail("no red marker inside the plot")
     marker_x = max(red, key=lambda x: (red[x], -x))
-    print("timeline: peak %.0f ms: want column %.1f; marker at column %d (%d red "
-          "pixels); the total's highest black pixel at column %s row %s; %d "
-          "coloured pixels" % (peak_ms, want_x, marker_x, red[marker_x],
-                               top_black and top_black[0], top_black and top_black[1],
-                               series))
+    print("timeline: peak %.0f bytes at %.0f ms: want (%.1f, %.1f); marker at "
+          "column %d (%d red pixels), %d red pixels at the point; the total's "
+          "highest black pixel at row %s; %d coloured pixels"
+          % (peak_bytes, peak_ms, want_x, want_y, marker_x, red[marker_x], dot,
+             top_black and top_black[1], series))
     if abs(marker_x - want_x) > 2:
         fail("the marker is at column %d, not %.1f" % (marker_x, want_x))
-    if top_black is None or abs(top_black[0] - want_x) > 6:
-        fail("the total's highest point is not at the peak")
+    if dot < 20:
+        fail("no red dot at the peak")
+    if top_black is None or abs(top_black[1] - want_y) > 2:
+        fail("the total's line does not top out at the peak's row")
     if series < 100:
         fail("no stacked areas drawn")
     print("timeline: ok")

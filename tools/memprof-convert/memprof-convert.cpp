@@ -2,6 +2,7 @@
 #include "ToolCommon.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/Export.h"
+#include "memprof/ProfileData/TimelineChart.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfJSON.h"
@@ -508,7 +509,10 @@ int main(int argc, char **argv) {
       "  --to-flamegraph  raw or indexed MemProf profile -> an interactive\n"
       "                SVG flame graph\n"
       "  --to-folded   raw or indexed MemProf profile -> folded stacks\n"
-      "                (flamegraph.pl, inferno, speedscope)\n\n"
+      "                (flamegraph.pl, inferno, speedscope)\n"
+      "  --to-timeline raw or indexed profile of memprof's runtime -> an\n"
+      "                SVG chart of the live heap over time, the peak\n"
+      "                marked, the largest contexts stacked\n\n"
       "Raw profiles are symbolized for the pictures as memprof-show\n"
       "symbolizes them (--profiled-binary, --debug-dir, ...).\n"
       "The input form is recognized from its content. Text and JSON go to\n"
@@ -517,6 +521,7 @@ int main(int argc, char **argv) {
   std::string Input, Output, InputFormat = "auto";
   bool ToText = false, ToIndexed = false, ToRaw = false, ToJSON = false;
   bool ToPprof = false, ToFlameGraph = false, ToFolded = false;
+  bool ToTimeline = false;
   std::string WeightArg = "bytes", DiffBase, Title;
   bool FullNames = false, NoGaps = false;
   unsigned JSONFormat = MemProfJSONVersion;
@@ -554,6 +559,11 @@ int main(int argc, char **argv) {
   Modes->add_flag("--to-folded", ToFolded,
                   "Folded stacks: root first, ';'-separated, then the "
                   "--weight");
+  Modes->add_flag("--to-timeline", ToTimeline,
+                  "An SVG chart of the live heap over time (the timeline of "
+                  "the run with the highest peak: docs/heap-data.md), the "
+                  "peak marked, the largest contexts stacked under the "
+                  "total");
   App.add_option("--weight", WeightArg,
                  "--to-flamegraph, --to-folded: what a context weighs: "
                  "bytes, count (allocations), accesses or lifetime (total "
@@ -565,10 +575,11 @@ int main(int argc, char **argv) {
                  "labelled pprof::base, as pprof -diff_base does, so pprof "
                  "shows the change from it")
       ->type_name("PROFILE");
-  App.add_option("--title", Title, "--to-flamegraph: the title")
+  App.add_option("--title", Title, "--to-flamegraph, --to-timeline: the title")
       ->type_name("TEXT");
   App.add_flag("--full-names", FullNames,
-               "--to-flamegraph, --to-folded: full demangled names (by "
+               "--to-flamegraph, --to-folded, --to-timeline: full demangled "
+               "names (by "
                "default template arguments and parameters are folded)");
   App.add_flag("--no-gaps", NoGaps,
                "--to-pprof, --to-flamegraph, --to-folded: drop the frames of "
@@ -638,11 +649,12 @@ int main(int argc, char **argv) {
     return 0;
   tool::ProgressLine Progressed(Progress);
   if (int(ToText) + int(ToIndexed) + int(ToRaw) + int(ToJSON) +
-          int(ToPprof) + int(ToFlameGraph) + int(ToFolded) !=
+          int(ToPprof) + int(ToFlameGraph) + int(ToFolded) +
+          int(ToTimeline) !=
       1)
     tool::fatal("", "give exactly one of --to-text, --to-indexed, --to-raw, "
-                    "--to-json, --to-pprof, --to-flamegraph and --to-folded "
-                    "(see --help)");
+                    "--to-json, --to-pprof, --to-flamegraph, --to-folded and "
+                    "--to-timeline (see --help)");
   if (App.count("--json-format") && !ToJSON)
     tool::fatal("", "--json-format goes with --to-json (see --help)");
   if (!DiffBase.empty() && !ToPprof)
@@ -650,18 +662,22 @@ int main(int argc, char **argv) {
                     "compares profiles in text and JSON)");
   // The pictures' options mean nothing to the other modes: say so rather
   // than ignore them.
-  if (!(ToPprof || ToFlameGraph || ToFolded))
+  if (ToTimeline && App.count("--weight"))
+    tool::fatal("", "--weight goes with --to-flamegraph or --to-folded: the "
+                    "timeline shows live bytes");
+  if (!(ToPprof || ToFlameGraph || ToFolded || ToTimeline))
     for (const char *Opt :
          {"--weight", "--title", "--full-names", "--no-gaps",
           "--profiled-binary", "--debug-dir", "--no-system-dirs",
           "--no-debuginfod"})
       if (App.count(Opt))
-        tool::fatal("", Twine(Opt) + " goes with --to-pprof, --to-flamegraph "
-                                     "or --to-folded (see --help)");
-  if (ToPprof || ToFlameGraph || ToFolded) {
+        tool::fatal("", Twine(Opt) + " goes with --to-pprof, --to-flamegraph, "
+                                     "--to-folded or --to-timeline (see "
+                                     "--help)");
+  if (ToPprof || ToFlameGraph || ToFolded || ToTimeline) {
     if (Input == "-")
-      tool::fatal("", "--to-pprof, --to-flamegraph and --to-folded read a "
-                      "file, not standard input");
+      tool::fatal("", "--to-pprof, --to-flamegraph, --to-folded and "
+                      "--to-timeline read a file, not standard input");
     if (ToPprof && Output.empty())
       tool::fatal("", "binary output needs -o FILE (or -o - for standard "
                       "output)");
@@ -687,6 +703,18 @@ int main(int argc, char **argv) {
       if (!P)
         tool::fatal(Input, P.takeError());
       emit(Output, [&](raw_ostream &OS) { OS << *P; });
+    } else if (ToTimeline) {
+      if (!R.Heap)
+        tool::fatal(Input, "no heap data to draw: --to-timeline needs a "
+                           "profile of memprof's runtime that recorded it "
+                           "(profiles of clang's runtime and llvm-profdata's "
+                           "have none)");
+      TimelineChart C = timelineChartOf(
+          R,
+          Title.empty() ? "Heap over time: " + sys::path::filename(Input).str()
+                        : Title,
+          FullNames);
+      emit(Output, [&](raw_ostream &OS) { writeTimelineSvg(C, OS); });
     } else if (ToFolded) {
       emit(Output, [&](raw_ostream &OS) {
         writeFolded(R, *parseWeight(WeightArg), FullNames, OS, Tick);

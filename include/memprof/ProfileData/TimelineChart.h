@@ -10,6 +10,7 @@
 #ifndef MEMPROF_PROFILEDATA_TIMELINECHART_H
 #define MEMPROF_PROFILEDATA_TIMELINECHART_H
 
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 #include <cstdint>
 #include <string>
@@ -50,6 +51,18 @@ struct TimelineGeometry {
 
 /// Writes \p C as a standalone SVG document.
 void writeTimelineSvg(const TimelineChart &C, llvm::raw_ostream &OS);
+
+struct Report;
+
+/// The chart of \p R's timeline (Report::Timeline, the run with the highest
+/// peak: docs/heap-data.md): a series for each of the (at most
+/// \p MaxSeries) contexts that the samples' breakdowns name with the most
+/// bytes, largest at the bottom, each labelled by its allocation site and
+/// the first frame of the program above the standard library's (short
+/// names unless \p FullNames), its whole stack on hover. \p Title is the
+/// chart's title; the subtitle says what run it is and its peak.
+TimelineChart timelineChartOf(const Report &R, llvm::StringRef Title,
+                              bool FullNames, size_t MaxSeries = 8);
 
 } // namespace memprof
 

@@ -20,10 +20,21 @@ check-heap.py BIN RAW TRUTH
     Prints "ok ..." or "MISMATCH ..." lines, then facts for FileCheck.
 check-heap.py dump RAW
     prints the section's header and samples.
+check-heap.py view TRUTH peak|live VIEW.json
+    `memprof-show --view peak|leaks --format=json -n <all>` of the profile:
+    per leaf function (the first frame's), the rows' peak or live values
+    equal the TRUTH's peak or live lines (a row is listed when it held
+    something: a function the truth gives 0 has no row).
+check-heap.py top TRUTH peak|live TOP.txt
+    `go tool pprof -top -unit=B -sample_index=peak_space|inuse_space` of a
+    pprof export: each TRUTH function's flat bytes are its peak or live
+    bytes (a function the truth gives 0 is absent or 0).
+check-heap.py peak RAW
+    prints "PEAK_MS PEAK_BYTES" of the raw profile's (one) dump.
 check-heap.py strip RAW OUT
     writes RAW without its heap sections (each dump's TotalSize less the
     section): what LLVM's runtime would have laid out."""
-import struct, subprocess, sys
+import re, struct, subprocess, sys
 
 
 def u64(b, o):
@@ -204,6 +215,55 @@ def dump(raw):
             print("  %d ms %d bytes %s" % (t, tot, " ".join("%d:%d" % x for x in top)))
 
 
+def read_truth(path):
+    want = {}
+    for line in open(path):
+        p = line.split()
+        if len(p) == 4 and p[0] in ("peak", "live"):
+            w = want.setdefault((p[0], p[1]), [0, 0])
+            w[0] += int(p[2])
+            w[1] += int(p[3])
+    return want
+
+
+def view(truth, kind, path):
+    import json
+    want = read_truth(truth)
+    got = {}
+    for c in json.load(open(path))["contexts"]:
+        name = c["frames"][0]["function"]
+        g = got.setdefault((kind, name), [0, 0])
+        g[0] += c[kind]["blocks"]
+        g[1] += c[kind]["bytes"]
+    ok = True
+    for key in sorted(k for k in want if k[0] == kind):
+        g = got.get(key, [0, 0])
+        good = g == want[key]
+        ok &= good
+        print("%s view %s %s: want blocks=%d bytes=%d, got blocks=%d bytes=%d"
+              % ("ok" if good else "MISMATCH", key[0], key[1], want[key][0],
+                 want[key][1], g[0], g[1]))
+    return 0 if ok else 1
+
+
+def top(truth, kind, path):
+    want = read_truth(truth)
+    flat = {}
+    for line in open(path):
+        m = re.match(r"\s*([0-9.]+)B\s+[0-9.]+%\s+[0-9.]+%\s+[0-9.]+B\s+[0-9.]+%\s+(\S+)", line)
+        if m:
+            flat[m.group(2)] = flat.get(m.group(2), 0) + int(float(m.group(1)))
+    ok = True
+    for (k, name), (blocks, byts) in sorted(want.items()):
+        if k != kind:
+            continue
+        good = flat.get(name, 0) == byts
+        ok &= good
+        print("%s top %s %s: want %d bytes, got %d" % ("ok" if good else "MISMATCH",
+                                                     kind, name, byts, flat.get(name, 0)))
+    return 0 if ok else 1
+
+
 def strip(raw, out):
     b = open(raw, "rb").read()
     res = bytearray()
@@ -223,5 +283,12 @@ if __name__ == "__main__":
         dump(sys.argv[2])
     elif sys.argv[1] == "strip":
         strip(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "view":
+        sys.exit(view(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif sys.argv[1] == "top":
+        sys.exit(top(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif sys.argv[1] == "peak":
+        h = list(parse(sys.argv[2]))[0]["heap"]
+        print("%d %d" % (h["peakms"], h["peakbytes"]))
     else:
         sys.exit(check(*sys.argv[1:4]))

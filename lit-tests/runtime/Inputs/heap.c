@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BIG (64 * 1024)
 static void *Big[160];
@@ -24,22 +25,38 @@ __attribute__((noinline)) void *leak_c(size_t N) {
   return realloc(P, N); /* the realloc's block is what stays */
 }
 
+/* Pauses, so that the timeline's samples (millisecond times) spread. */
+static void pause_ms(int Ms) {
+  struct timespec T = {0, Ms * 1000000L};
+  nanosleep(&T, 0);
+}
+
 int main(int argc, char **argv) {
   size_t Phase2 = argc > 1 ? strtoul(argv[1], 0, 10) : 1024 * 1024;
   size_t I;
   for (I = 0; I < 100; ++I)
     Resident[I] = resident_alloc(1000);
-  for (I = 0; I < 160; ++I) { /* 10 MiB */
+  pause_ms(20);
+  for (I = 0; I < 160; ++I) { /* 10 MiB, over about 80 ms */
     Big[I] = phase1_alloc(BIG);
     memset(Big[I], 1, BIG);
+    if (I % 10 == 9)
+      pause_ms(5);
   }
-  for (I = 0; I < 160; ++I)
+  pause_ms(30);
+  for (I = 0; I < 160; ++I) {
     free(Big[I]);
+    if (I % 40 == 39)
+      pause_ms(5);
+  }
+  pause_ms(20);
   size_t N2 = Phase2 / BIG;
   for (I = 0; I < N2; ++I)
     Big[I] = phase2_alloc(BIG);
+  pause_ms(30);
   for (I = 0; I < N2; ++I)
     free(Big[I]);
+  pause_ms(20);
   /* Leaks, and freed blocks of the same sites that must not count. */
   for (I = 0; I < 10; ++I)
     free(leak_a(100));
