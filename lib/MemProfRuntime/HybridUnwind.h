@@ -99,9 +99,15 @@ private:
     uint64_t W0; ///< Key ^ W1
     uint64_t W1; ///< kind | rbp offset << 8 | generation << 24 | cfa << 32
   };
+
+public:
+  /// The one slot of \p Key (direct-mapped: two keys of one slot evict each
+  /// other; tests ask).
   static size_t index(uintptr_t Key) {
     return (Key * 0x9E3779B97F4A7C15ULL) >> (64 - Bits);
   }
+
+private:
   Entry Entries[1u << Bits] = {};
   uint32_t Generation = 1;
 };

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <thread>
 #include <unwind.h>
+#include <map>
 #include <vector>
 
 using namespace memprof::rt;
@@ -100,10 +101,16 @@ TEST_F(HybridUnwind, ThroughLibcQsort) {
   qsort(V.data(), V.size(), sizeof(int), compare);
   expectSame(FromQsort, "qsort");
   // The walk left its rules in the cache; a second walk of the same stack
-  // takes them from there.
+  // takes them from there. (The cache is direct-mapped: a frame whose slot
+  // another frame of the walk shares may have been evicted by it, about one
+  // run in 60 with address randomization; those are not asked for.)
   cfi::Rule R;
+  std::map<size_t, unsigned> Slots;
   for (uint64_t Pc : FromQsort.Ours)
-    EXPECT_TRUE(Cache.lookup(Pc, R)) << std::hex << Pc;
+    ++Slots[RuleCache::index(Pc)];
+  for (uint64_t Pc : FromQsort.Ours)
+    if (Slots[RuleCache::index(Pc)] == 1)
+      EXPECT_TRUE(Cache.lookup(Pc, R)) << std::hex << Pc;
   FromQsort = Captured();
   qsort(V.data(), V.size(), sizeof(int), compare);
   expectSame(FromQsort, "qsort, cached");
