@@ -671,9 +671,13 @@ int main(int argc, char **argv) {
           "--profiled-binary", "--debug-dir", "--no-system-dirs",
           "--no-debuginfod"})
       if (App.count(Opt))
-        tool::fatal("", Twine(Opt) + " goes with --to-pprof, --to-flamegraph, "
-                                     "--to-folded or --to-timeline (see "
-                                     "--help)");
+        tool::fatal("", Twine(Opt) +
+                            (StringRef(Opt) == "--weight"
+                                 ? " goes with --to-pprof, --to-flamegraph or "
+                                   "--to-folded (see --help)"
+                                 : " goes with --to-pprof, --to-flamegraph, "
+                                   "--to-folded or --to-timeline (see "
+                                   "--help)"));
   if (ToPprof || ToFlameGraph || ToFolded || ToTimeline) {
     if (Input == "-")
       tool::fatal("", "--to-pprof, --to-flamegraph, --to-folded and "
