@@ -497,22 +497,24 @@ Error writeMemProfRadix(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
 } // namespace
 
 AllocClass classifyAllocation(uint64_t TotalLifetimeAccessDensity,
-                              uint64_t AllocCount, uint64_t TotalLifetime) {
-  // LLVM divides floats by AllocCount; with AllocCount 0 the quotients are
-  // inf or NaN and both comparisons fail, so the result is NotCold.
-  if (AllocCount == 0)
-    return AllocClass::NotCold;
-  // Same operations and types as llvm::memprof::getAllocType: float
-  // quotients compared against the float thresholds 0.05f and
-  // (float)(200u * 1000). -memprof-use-hot-hints is off, so never Hot.
-  float Density = float(TotalLifetimeAccessDensity) / float(AllocCount);
-  Density = Density / float(100);
-  float Lifetime = float(TotalLifetime) / float(AllocCount);
-  const float DensityThreshold = 0.05f;
-  const unsigned LifetimeThresholdSec = 200;
-  if (Density < DensityThreshold &&
-      Lifetime >= float(LifetimeThresholdSec * 1000))
+                              uint64_t AllocCount, uint64_t TotalLifetime,
+                              const AllocThresholds &T) {
+  // LLVM divides floats by AllocCount. With AllocCount 0 a quotient is inf
+  // (numerator > 0) or NaN (0/0); spell that out rather than divide by zero.
+  auto Quotient = [&](uint64_t Total) {
+    if (AllocCount)
+      return float(Total) / float(AllocCount);
+    return Total ? std::numeric_limits<float>::infinity()
+                 : std::numeric_limits<float>::quiet_NaN();
+  };
+  float Density = Quotient(TotalLifetimeAccessDensity) / float(100);
+  float Lifetime = Quotient(TotalLifetime);
+  // LLVM multiplies the unsigned option by 1000 in unsigned arithmetic.
+  unsigned LifetimeThresholdMs = T.ColdLifetimeSec * 1000u;
+  if (Density < T.ColdDensity && Lifetime >= float(LifetimeThresholdMs))
     return AllocClass::Cold;
+  if (T.UseHotHints && Density > float(T.HotDensity))
+    return AllocClass::Hot;
   return AllocClass::NotCold;
 }
 

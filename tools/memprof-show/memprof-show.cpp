@@ -1,6 +1,7 @@
 //===- memprof-show.cpp - Rank and summarize the contexts of MemProf profiles ===//
 #include "ToolCommon.h"
 #include "memprof/ProfileData/HeapView.h"
+#include "memprof/ProfileData/HintsView.h"
 #include "memprof/ProfileData/ProfileUse.h"
 #include "memprof/ProfileData/Report.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -143,7 +144,8 @@ int main(int argc, char **argv) {
   std::string Group = "context", View = "default";
   std::vector<std::string> DiffBases;
   bool Reverse = false, NoNames = false, NoGaps = false, FullNames = false;
-  bool HeaderOnly = false, UseFlags = false;
+  bool HeaderOnly = false, UseFlags = false, Hints = false;
+  AllocThresholds Thresholds;
   App.add_option("inputs", Inputs,
                  "Raw or indexed profiles, MemProf or PGO counters or both, "
                  "or LLVM's counters text");
@@ -228,6 +230,34 @@ int main(int argc, char **argv) {
                "the status is 1, with an error saying what to do, for a file "
                "that holds neither or that clang does not read (a raw "
                "profile: merge it first). Takes -o and nothing else");
+  App.add_flag("--hints", Hints,
+               "List what clang-22 -fmemory-profile-use decides for each "
+               "allocation site without LTO (cold, notcold, hot, or "
+               "ambiguous when the site has cold and not-cold contexts), "
+               "each context under it with its class, its numbers and the "
+               "threshold that decided; text or JSON (docs/memprof-show.md, "
+               "Hints)");
+  App.add_option("--cold-lifetime-threshold", Thresholds.ColdLifetimeSec,
+                 "--hints: the average lifetime (whole seconds) a cold "
+                 "context reaches; mirrors clang's -mllvm "
+                 "-memprof-ave-lifetime-cold-threshold")
+      ->type_name("SEC")
+      ->capture_default_str();
+  App.add_option("--cold-density-threshold", Thresholds.ColdDensity,
+                 "--hints: the lifetime access density (accesses per byte "
+                 "per second) a cold context stays under; mirrors -mllvm "
+                 "-memprof-lifetime-access-density-cold-threshold")
+      ->type_name("D")
+      ->capture_default_str();
+  App.add_option("--hot-density-threshold", Thresholds.HotDensity,
+                 "--hints: the density (whole number) a hot context exceeds; "
+                 "mirrors -mllvm "
+                 "-memprof-min-ave-lifetime-access-density-hot-threshold")
+      ->type_name("D")
+      ->capture_default_str();
+  App.add_flag("--hot-hints", Thresholds.UseHotHints,
+               "--hints: classify hot contexts (off: nothing is hot); "
+               "mirrors -mllvm -memprof-use-hot-hints");
   if (!tool::parseCommandLine(App, argc, argv))
     return 0;
   if (UseFlags)
@@ -250,10 +280,36 @@ int main(int argc, char **argv) {
   Opts.FullNames = FullNames;
   tool::refuseOutputOverInputs(DiffBases, Output);
 
+  for (const char *O : {"--cold-lifetime-threshold", "--cold-density-threshold",
+                        "--hot-density-threshold", "--hot-hints"})
+    if (App.count(O) && !Hints)
+      tool::fatal("", Twine(O) + " goes with --hints");
+  if (Hints)
+    for (const char *O : {"--view", "--diff", "--sort", "--group-by",
+                          "--reverse", "--top-contexts"})
+      if (App.count(O))
+        tool::fatal("", Twine(O) + " does not go with --hints, which lists "
+                                   "every allocation site");
+  if (Hints && Format == "yaml")
+    tool::fatal("", "--hints writes text or JSON");
+
   std::string Text;
   raw_string_ostream File(Text);
   raw_ostream &OS = Output.empty() ? static_cast<raw_ostream &>(outs()) : File;
-  if (std::optional<HeapViewKind> K = parseHeapView(View)) {
+  if (Hints) {
+    ReportOptions All = Opts;
+    All.TopContexts = SIZE_MAX;
+    All.Group = GroupBy::Context;
+    Report R = tool::loadReport(Inputs, Search, NoNames, !NoGaps, All);
+    Expected<HintsView> V = buildHintsView(R, Thresholds);
+    if (!V)
+      tool::fatal(Inputs.size() == 1 ? StringRef(Inputs[0]) : StringRef(),
+                  V.takeError());
+    if (Format == "json")
+      printHintsJSON(*V, OS);
+    else
+      printHintsText(*V, OS);
+  } else if (std::optional<HeapViewKind> K = parseHeapView(View)) {
     if (App.count("--sort"))
       tool::fatal("", "--sort goes with --view default; --view " + View +
                           " ranks by its own bytes");

@@ -39,9 +39,30 @@ struct MemProfSummary {
 };
 
 enum class AllocClass { NotCold, Cold, Hot };
-/// LLVM's getAllocType with its default thresholds (float arithmetic).
+
+/// The thresholds of LLVM 22's getAllocType, as clang's -mllvm options
+/// hold them (their types matter: the comparisons are LLVM's, in float).
+/// The defaults are LLVM's.
+struct AllocThresholds {
+  /// -memprof-ave-lifetime-cold-threshold: whole seconds (unsigned).
+  unsigned ColdLifetimeSec = 200;
+  /// -memprof-lifetime-access-density-cold-threshold: accesses per byte per
+  /// lifetime second (float).
+  float ColdDensity = 0.05f;
+  /// -memprof-min-ave-lifetime-access-density-hot-threshold (unsigned).
+  unsigned HotDensity = 1000;
+  /// -memprof-use-hot-hints: without it nothing is hot.
+  bool UseHotHints = false;
+};
+
+/// LLVM 22's getAllocType (llvm/lib/Analysis/MemoryProfileInfo.cpp) under
+/// \p T, with its float arithmetic: density = (float)TLAD / AllocCount / 100,
+/// lifetime = (float)TotalLifetime / AllocCount (ms); cold when density <
+/// ColdDensity and lifetime >= ColdLifetimeSec * 1000 (an unsigned product),
+/// else hot when UseHotHints and density > HotDensity, else not cold.
 AllocClass classifyAllocation(uint64_t TotalLifetimeAccessDensity,
-                              uint64_t AllocCount, uint64_t TotalLifetime);
+                              uint64_t AllocCount, uint64_t TotalLifetime,
+                              const AllocThresholds &T = AllocThresholds());
 MemProfSummary computeSummary(const IndexedMemProf &P);
 /// Counts one new context of block \p M into \p S (spec 2.7).
 void addToSummary(MemProfSummary &S, const MemInfoBlock &M);
