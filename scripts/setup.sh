@@ -9,7 +9,7 @@ PKGS=(
   libzstd-dev libcli11-dev googletest libgtest-dev
   zlib1g-dev libxml2-dev libedit-dev libffi-dev libncurses-dev
   python3 python3-psutil python3-yaml file binutils
-  heaptrack perl libjemalloc2 g++
+  heaptrack perl libjemalloc2 libjemalloc-dev g++
   libcurl4-openssl-dev debuginfod
   libprotobuf-dev protobuf-compiler golang-github-google-pprof-dev golang-go chromium
   python3-distributed

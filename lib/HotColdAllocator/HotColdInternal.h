@@ -1,0 +1,80 @@
+//===- HotColdInternal.h - shared state of the hot/cold allocator -*- C++ -*-===//
+//
+// The fast paths (range test, per-thread counters) are inline here so the
+// operator new/delete shims pay a load and a compare, never a call, for them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef MEMPROF_LIB_HOTCOLDALLOCATOR_HOTCOLDINTERNAL_H
+#define MEMPROF_LIB_HOTCOLDALLOCATOR_HOTCOLDINTERNAL_H
+
+#include "memprof/HotCold/hotcold.h"
+
+#include <atomic>
+#include <stddef.h>
+#include <stdint.h>
+
+namespace memprof::hotcold {
+
+// The cold range [ColdBase, ColdBase + ColdSize): written once, before the
+// first cold block exists, so a relaxed read that sees 0 is still correct.
+extern std::atomic<uintptr_t> ColdBase;
+extern std::atomic<uintptr_t> ColdSize;
+
+inline bool isCold(const void *P) {
+  return reinterpret_cast<uintptr_t>(P) -
+             ColdBase.load(std::memory_order_relaxed) <
+         ColdSize.load(std::memory_order_relaxed);
+}
+
+// Per-thread request counters: one writer each, so a relaxed load and store
+// (no locked instruction) on the fast path; readers sum every slot.
+struct alignas(64) ThreadCounters {
+  std::atomic<uint64_t> Requests[MEMPROF_HOTCOLD_NUM_CLASSES];
+  std::atomic<uint64_t> Bytes[MEMPROF_HOTCOLD_NUM_CLASSES];
+};
+extern thread_local ThreadCounters *MyCounters;
+ThreadCounters *claimCounters();
+extern ThreadCounters SharedCounters; // when every slot is taken
+
+inline void countRequest(unsigned Class, size_t Size) {
+  ThreadCounters *T = MyCounters;
+  if (__builtin_expect(T == nullptr, 0))
+    T = claimCounters();
+  if (__builtin_expect(T == &SharedCounters, 0)) {
+    T->Requests[Class].fetch_add(1, std::memory_order_relaxed);
+    T->Bytes[Class].fetch_add(Size, std::memory_order_relaxed);
+    return;
+  }
+  T->Requests[Class].store(T->Requests[Class].load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
+  T->Bytes[Class].store(T->Bytes[Class].load(std::memory_order_relaxed) + Size,
+                        std::memory_order_relaxed);
+}
+
+inline unsigned classOfHint(uint8_t Hint) {
+  if (Hint < 128)
+    return MEMPROF_HOTCOLD_CLASS_COLD;
+  switch (Hint) {
+  case MEMPROF_HOTCOLD_HINT_NOTCOLD:
+    return MEMPROF_HOTCOLD_CLASS_NOTCOLD;
+  case MEMPROF_HOTCOLD_HINT_AMBIGUOUS:
+    return MEMPROF_HOTCOLD_CLASS_AMBIGUOUS;
+  case MEMPROF_HOTCOLD_HINT_HOT:
+    return MEMPROF_HOTCOLD_CLASS_HOT;
+  default:
+    return MEMPROF_HOTCOLD_CLASS_OTHER;
+  }
+}
+
+// Cold allocation with alignment (0: none). Returns null if the cold range is
+// exhausted or the size impossible; the caller falls back. Honours
+// ignore_hints by returning null without counting a fallback.
+void *allocCold(size_t Size, size_t Align);
+bool ignoreHints();
+void countFallback();
+void freeCold(void *P);
+void *reallocCold(void *P, size_t Size);
+
+} // namespace memprof::hotcold
+
+#endif
