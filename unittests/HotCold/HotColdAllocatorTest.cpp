@@ -89,6 +89,9 @@ void *allocVariant(Variant V, size_t N, size_t A, uint8_t H, size_t *Usable) {
 }
 
 // Frees with one of the delete forms valid for the variant, chosen by Pick.
+// if/else on purpose: Debian's clang 22.1.8 compiles
+// `C ? ::operator delete[](P) : ::operator delete(P)` into both calls, even at
+// -O0 (GCC 12 branches), a double free.
 void freeVariant(Variant V, void *P, size_t N, size_t A, unsigned Pick) {
   std::align_val_t Al{A};
   bool Arr = V == NewArr || V == NewArrNoThrow || V == NewArrAlign ||
