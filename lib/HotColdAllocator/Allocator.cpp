@@ -251,8 +251,9 @@ void initCold() {
   ColdArena = int(Arena);
   // The arena's own metadata also lives in the range (jemalloc's base uses
   // the hooks): harmless, no user block is ever carved from it.
+  // Base before size: a reader that sees the size sees the base.
   ColdBase.store(B, std::memory_order_relaxed);
-  ColdSize.store(OptColdSize, std::memory_order_relaxed);
+  ColdSize.store(OptColdSize, std::memory_order_release);
   ColdReady.store(true, std::memory_order_release);
 }
 

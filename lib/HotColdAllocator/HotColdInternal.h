@@ -21,9 +21,10 @@ extern std::atomic<uintptr_t> ColdBase;
 extern std::atomic<uintptr_t> ColdSize;
 
 inline bool isCold(const void *P) {
+  uintptr_t Size = ColdSize.load(std::memory_order_acquire); // a plain load on x86
   return reinterpret_cast<uintptr_t>(P) -
              ColdBase.load(std::memory_order_relaxed) <
-         ColdSize.load(std::memory_order_relaxed);
+         Size;
 }
 
 // Per-thread request counters: one writer each, so a relaxed load and store

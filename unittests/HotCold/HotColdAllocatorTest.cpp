@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <dlfcn.h>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -171,6 +172,25 @@ TEST(HotColdAllocator, StandardFamilyIsNeverCold) {
   ASSERT_TRUE(cold(P));
   delete static_cast<char *>(P);
   EXPECT_EQ(stats().cold_live_blocks, Before.cold_live_blocks);
+}
+
+// The library's jemalloc is private: the program's malloc and free stay
+// glibc's, and no jemalloc entry point is visible.
+TEST(HotColdAllocator, JemallocStaysPrivate) {
+  for (const char *Name : {"mallocx", "dallocx", "sdallocx", "rallocx", "mallctl",
+                           "je_malloc", "malloc_stats_print"})
+    EXPECT_EQ(dlsym(RTLD_DEFAULT, Name), nullptr) << Name;
+  Dl_info Info;
+  ASSERT_NE(dladdr(dlsym(RTLD_DEFAULT, "malloc"), &Info), 0);
+  EXPECT_NE(strstr(Info.dli_fname, "libc.so"), nullptr) << Info.dli_fname;
+  ASSERT_NE(dladdr(dlsym(RTLD_DEFAULT, "free"), &Info), 0);
+  EXPECT_NE(strstr(Info.dli_fname, "libc.so"), nullptr) << Info.dli_fname;
+  // And operator new is the library's.
+  ASSERT_NE(dladdr(dlsym(RTLD_DEFAULT, "_Znwm"), &Info), 0);
+  EXPECT_NE(strstr(Info.dli_fname, "libmemprof_hotcold"), nullptr) << Info.dli_fname;
+  void *P = malloc(100);
+  EXPECT_FALSE(cold(P));
+  free(P);
 }
 
 constexpr size_t Impossible = SIZE_MAX / 2;
