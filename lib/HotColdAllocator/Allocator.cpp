@@ -24,7 +24,7 @@ namespace memprof::hotcold {
 
 std::atomic<uintptr_t> ColdBase{0};
 std::atomic<uintptr_t> ColdSize{0};
-thread_local ThreadCounters *MyCounters
+__thread ThreadCounters *MyCounters
     __attribute__((tls_model("initial-exec"))) = nullptr;
 ThreadCounters SharedCounters;
 

@@ -33,7 +33,9 @@ struct alignas(64) ThreadCounters {
   std::atomic<uint64_t> Requests[MEMPROF_HOTCOLD_NUM_CLASSES];
   std::atomic<uint64_t> Bytes[MEMPROF_HOTCOLD_NUM_CLASSES];
 };
-extern thread_local ThreadCounters *MyCounters;
+// __thread, not thread_local: no dynamic initialisation, hence no TLS wrapper
+// call on every access from another file.
+extern __thread ThreadCounters *MyCounters;
 ThreadCounters *claimCounters();
 extern ThreadCounters SharedCounters; // when every slot is taken
 

@@ -23,20 +23,29 @@ inline void *allocDefault(size_t Size, size_t Align) {
   return mallocx(Size ? Size : 1, MALLOCX_LG_ALIGN(__builtin_ctzll(Align)));
 }
 
-// One request of a given class; null on failure, never throws.
-inline void *tryAlloc(size_t Size, size_t Align, unsigned Class) {
-  if (__builtin_expect(Class == MEMPROF_HOTCOLD_CLASS_COLD, 0) &&
-      !ignoreHints()) {
-    void *P = allocCold(Size, Align);
-    if (!P) {
-      P = allocDefault(Size, Align);
-      if (!P)
-        return nullptr;
-      countFallback();
-    }
-    countRequest(Class, Size);
+// A cold request, out of line so the hot path stays small.
+__attribute__((noinline)) void *tryAllocCold(size_t Size, size_t Align) {
+  if (ignoreHints()) {
+    void *P = allocDefault(Size, Align);
+    if (P)
+      countRequest(MEMPROF_HOTCOLD_CLASS_COLD, Size);
     return P;
   }
+  void *P = allocCold(Size, Align);
+  if (!P) {
+    P = allocDefault(Size, Align);
+    if (!P)
+      return nullptr;
+    countFallback();
+  }
+  countRequest(MEMPROF_HOTCOLD_CLASS_COLD, Size);
+  return P;
+}
+
+// One request of a given class; null on failure, never throws.
+inline void *tryAlloc(size_t Size, size_t Align, unsigned Class) {
+  if (__builtin_expect(Class == MEMPROF_HOTCOLD_CLASS_COLD, 0))
+    return tryAllocCold(Size, Align);
   void *P = allocDefault(Size, Align);
   if (__builtin_expect(P != nullptr, 1))
     countRequest(Class, Size);
