@@ -2,10 +2,11 @@
 //
 // Cold blocks come from one jemalloc arena whose extent hooks carve memory out
 // of a single reserved range of our own, so "is this block cold" is an
-// address-range test and cold pages never share a page with hot blocks. The
-// arena is used without a thread cache (MALLOCX_TCACHE_NONE) for allocation
-// and for free, so a freed cold block can never come back from a thread cache
-// for a hot request. Everything else uses jemalloc's default arenas.
+// address-range test and cold pages never share a page with hot blocks. Cold
+// blocks are allocated and freed through a per-thread explicit cache of their
+// own (tcache.create), never through the thread's default cache, so a freed
+// cold block can never come back for a hot request. Everything else uses
+// jemalloc's default arenas.
 //
 //===----------------------------------------------------------------------===//
 #include "HotColdInternal.h"
@@ -263,8 +264,51 @@ bool ensureCold() {
   return ColdReady.load(std::memory_order_acquire);
 }
 
+// The calling thread's cache for cold blocks: -1 not made yet, -2 none (it
+// could not be made, or the thread is exiting); then no cache at all.
+__thread int ColdTcache __attribute__((tls_model("initial-exec"))) = -1;
+pthread_key_t ColdTcacheKey;
+bool ColdTcacheKeyOk = false;
+pthread_once_t ColdTcacheKeyOnce = PTHREAD_ONCE_INIT;
+
+void destroyColdTcache(void *Arg) {
+  unsigned Tc = unsigned(reinterpret_cast<uintptr_t>(Arg) - 1);
+  ColdTcache = -2; // later frees of this thread go without a cache
+  // Flushes the cached cold blocks back to the cold arena.
+  mallctl("tcache.destroy", nullptr, nullptr, &Tc, sizeof(Tc));
+}
+
+void makeColdTcacheKey() {
+  ColdTcacheKeyOk = pthread_key_create(&ColdTcacheKey, destroyColdTcache) == 0;
+}
+
+__attribute__((noinline)) int makeColdTcache() {
+  ColdTcache = -2;
+  pthread_once(&ColdTcacheKeyOnce, makeColdTcacheKey);
+  unsigned Tc;
+  size_t Len = sizeof(Tc);
+  if (!ColdTcacheKeyOk || mallctl("tcache.create", &Tc, &Len, nullptr, 0) != 0)
+    return MALLOCX_TCACHE_NONE; // jemalloc has at most 4096 such caches
+  if (pthread_setspecific(ColdTcacheKey,
+                          reinterpret_cast<void *>(uintptr_t(Tc) + 1)) != 0) {
+    mallctl("tcache.destroy", nullptr, nullptr, &Tc, sizeof(Tc));
+    return MALLOCX_TCACHE_NONE;
+  }
+  ColdTcache = int(Tc);
+  return MALLOCX_TCACHE(Tc);
+}
+
+inline int coldTcacheFlag() {
+  int Tc = ColdTcache;
+  if (__builtin_expect(Tc >= 0, 1))
+    return MALLOCX_TCACHE(Tc);
+  if (Tc == -2)
+    return MALLOCX_TCACHE_NONE;
+  return makeColdTcache();
+}
+
 int coldFlags(size_t Align) {
-  int F = MALLOCX_ARENA(ColdArena) | MALLOCX_TCACHE_NONE;
+  int F = MALLOCX_ARENA(ColdArena) | coldTcacheFlag();
   if (Align)
     F |= MALLOCX_LG_ALIGN(__builtin_ctzll(Align));
   return F;
@@ -354,13 +398,13 @@ void countFallback() { ColdFallbacks.fetch_add(1, std::memory_order_relaxed); }
 void freeCold(void *P) {
   ColdLiveBlocks.fetch_sub(1, std::memory_order_relaxed);
   ColdLiveBytes.fetch_sub(sallocx(P, 0), std::memory_order_relaxed);
-  dallocx(P, MALLOCX_TCACHE_NONE);
+  dallocx(P, coldTcacheFlag());
 }
 
 void *reallocCold(void *P, size_t Size) {
   size_t Old = sallocx(P, 0);
   void *Q = rallocx(P, Size ? Size : 1,
-                    MALLOCX_ARENA(ColdArena) | MALLOCX_TCACHE_NONE);
+                    MALLOCX_ARENA(ColdArena) | coldTcacheFlag());
   if (Q) {
     ColdLiveBytes.fetch_add(sallocx(Q, 0) - Old, std::memory_order_relaxed);
     return Q;
