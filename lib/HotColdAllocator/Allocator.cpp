@@ -349,7 +349,15 @@ uint64_t jemallocResident(int Arena) {
   return Value;
 }
 
-__attribute__((constructor)) void startUp() { ensureOptions(); }
+// A fork while another thread holds the slot lock would leave it locked in
+// the child (jemalloc's own locks have its fork handlers).
+void lockSlotsForFork() { pthread_mutex_lock(&SlotLock); }
+void unlockSlotsAfterFork() { pthread_mutex_unlock(&SlotLock); }
+
+__attribute__((constructor)) void startUp() {
+  ensureOptions();
+  pthread_atfork(lockSlotsForFork, unlockSlotsAfterFork, unlockSlotsAfterFork);
+}
 __attribute__((destructor)) void shutDown() {
   if (OptStats)
     memprof_hotcold_print_stats(2);

@@ -11,6 +11,8 @@
 
 #include <atomic>
 #include <dlfcn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -473,6 +475,44 @@ TEST(HotColdAllocator, StressThreads) {
   EXPECT_EQ(After.cold_fallbacks, 0u);
   printf("stress: %llu operations in 3 s on %d threads\n",
          (unsigned long long)Ops.load(), Threads);
+}
+
+// fork while other threads start, allocate and exit (taking and releasing
+// the library's and jemalloc's locks): the child allocates from a new thread.
+TEST(HotColdAllocator, ForkWhileThreadsAllocate) {
+  REQUIRE_DEFAULT_MODE();
+  std::atomic<bool> Stop{false};
+  std::thread Churn([&] {
+    while (!Stop.load())
+      std::thread([] {
+        for (int I = 0; I < 100; ++I) {
+          ::operator delete(::operator new(64, hc(Cold)));
+          ::operator delete(::operator new(64, hc(Hot)));
+        }
+      }).join();
+  });
+  for (int Round = 0; Round < 100; ++Round) {
+    pid_t Pid = fork();
+    ASSERT_GE(Pid, 0);
+    if (Pid == 0) {
+      alarm(10);
+      bool Ok = true;
+      std::thread([&] {
+        void *C = ::operator new(100, hc(Cold));
+        void *H = ::operator new(100, hc(Hot));
+        Ok = cold(C) && !cold(H);
+        ::operator delete(C);
+        ::operator delete(H);
+      }).join();
+      _exit(Ok ? 0 : 1);
+    }
+    int Status = 0;
+    ASSERT_EQ(waitpid(Pid, &Status, 0), Pid);
+    EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0)
+        << "round " << Round << " status " << Status;
+  }
+  Stop = true;
+  Churn.join();
 }
 
 // MEMPROF_HOTCOLD=cold_size=8m: the range runs out, cold requests fall back.
