@@ -16,6 +16,13 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof.pc.in
   ${PROJECT_BINARY_DIR}/memprof.pc @ONLY)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof-pgo.pc.in
   ${PROJECT_BINARY_DIR}/memprof-pgo.pc @ONLY)
+configure_file(${PROJECT_SOURCE_DIR}/cmake/memprof-hotcold.pc.in
+  ${PROJECT_BINARY_DIR}/memprof-hotcold.pc @ONLY)
+if(TARGET memprof_hotcold)
+  install(FILES ${PROJECT_BINARY_DIR}/memprof-hotcold.pc
+          COMPONENT HotColdAllocator
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+endif()
 install(FILES ${PROJECT_BINARY_DIR}/memprof.pc ${PROJECT_BINARY_DIR}/memprof-pgo.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/memprof/format
