@@ -46,6 +46,8 @@ void releaseSlot(void *Arg) {
     Retired.Requests[C].fetch_add(T->Requests[C].exchange(0));
     Retired.Bytes[C].fetch_add(T->Bytes[C].exchange(0));
   }
+  Retired.ColdBlocks.fetch_add(T->ColdBlocks.exchange(0));
+  Retired.ColdBytes.fetch_add(T->ColdBytes.exchange(0));
   SlotInUse[T - Slots] = false;
   pthread_mutex_unlock(&SlotLock);
   // Any allocation by a later destructor of this thread goes to the shared slot.
@@ -161,7 +163,7 @@ uintptr_t ColdEnd = 0;
 int ColdArena = -1;
 pthread_once_t ColdOnce = PTHREAD_ONCE_INIT;
 std::atomic<bool> ColdReady{false};
-std::atomic<uint64_t> ColdLiveBlocks{0}, ColdLiveBytes{0}, ColdFallbacks{0};
+std::atomic<uint64_t> ColdFallbacks{0};
 
 void *coldExtentAlloc(extent_hooks_t *, void *NewAddr, size_t Size,
                       size_t Alignment, bool *Zero, bool *Commit, unsigned) {
@@ -396,16 +398,16 @@ void *allocCold(size_t Size, size_t Align) {
   void *P = mallocx(Size ? Size : 1, coldFlags(Align));
   if (!P)
     return nullptr;
-  ColdLiveBlocks.fetch_add(1, std::memory_order_relaxed);
-  ColdLiveBytes.fetch_add(sallocx(P, 0), std::memory_order_relaxed);
+  addToMine(&ThreadCounters::ColdBlocks, 1);
+  addToMine(&ThreadCounters::ColdBytes, sallocx(P, 0));
   return P;
 }
 
 void countFallback() { ColdFallbacks.fetch_add(1, std::memory_order_relaxed); }
 
 void freeCold(void *P) {
-  ColdLiveBlocks.fetch_sub(1, std::memory_order_relaxed);
-  ColdLiveBytes.fetch_sub(sallocx(P, 0), std::memory_order_relaxed);
+  addToMine(&ThreadCounters::ColdBlocks, uint64_t(-1));
+  addToMine(&ThreadCounters::ColdBytes, 0 - uint64_t(sallocx(P, 0)));
   dallocx(P, coldTcacheFlag());
 }
 
@@ -414,7 +416,7 @@ void *reallocCold(void *P, size_t Size) {
   void *Q = rallocx(P, Size ? Size : 1,
                     MALLOCX_ARENA(ColdArena) | coldTcacheFlag());
   if (Q) {
-    ColdLiveBytes.fetch_add(sallocx(Q, 0) - Old, std::memory_order_relaxed);
+    addToMine(&ThreadCounters::ColdBytes, sallocx(Q, 0) - Old);
     return Q;
   }
   // The range is exhausted: move the block to the default arenas.
@@ -437,6 +439,8 @@ extern "C" __attribute__((visibility("default"))) int memprof_hotcold_stats(stru
   ensureOptions();
   memset(Out, 0, sizeof(*Out));
   auto Add = [&](const ThreadCounters &T) {
+    Out->cold_live_blocks += T.ColdBlocks.load(std::memory_order_relaxed);
+    Out->cold_live_bytes += T.ColdBytes.load(std::memory_order_relaxed);
     for (unsigned C = 0; C < MEMPROF_HOTCOLD_NUM_CLASSES; ++C) {
       Out->classes[C].requests += T.Requests[C].load(std::memory_order_relaxed);
       Out->classes[C].requested_bytes +=
@@ -450,8 +454,6 @@ extern "C" __attribute__((visibility("default"))) int memprof_hotcold_stats(stru
     if (SlotInUse[I])
       Add(Slots[I]);
   pthread_mutex_unlock(&SlotLock);
-  Out->cold_live_blocks = ColdLiveBlocks.load(std::memory_order_relaxed);
-  Out->cold_live_bytes = ColdLiveBytes.load(std::memory_order_relaxed);
   Out->cold_fallbacks = ColdFallbacks.load(std::memory_order_relaxed);
   Out->ignore_hints = OptIgnoreHints;
   Out->cold_arena = -1;

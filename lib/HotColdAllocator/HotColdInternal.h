@@ -32,6 +32,10 @@ inline bool isCold(const void *P) {
 struct alignas(64) ThreadCounters {
   std::atomic<uint64_t> Requests[MEMPROF_HOTCOLD_NUM_CLASSES];
   std::atomic<uint64_t> Bytes[MEMPROF_HOTCOLD_NUM_CLASSES];
+  // Cold blocks this thread allocated minus those it freed (and their usable
+  // bytes): wrap around when it frees more than it allocated; the sum over
+  // all slots is the live count.
+  std::atomic<uint64_t> ColdBlocks, ColdBytes;
 };
 // __thread, not thread_local: no dynamic initialisation, hence no TLS wrapper
 // call on every access from another file.
@@ -52,6 +56,19 @@ inline void countRequest(unsigned Class, size_t Size) {
                            std::memory_order_relaxed);
   T->Bytes[Class].store(T->Bytes[Class].load(std::memory_order_relaxed) + Size,
                         std::memory_order_relaxed);
+}
+
+// Adds (or, wrapping, subtracts) to a counter of the calling thread.
+inline void addToMine(std::atomic<uint64_t> ThreadCounters::*Field,
+                      uint64_t Delta) {
+  ThreadCounters *T = MyCounters;
+  if (__builtin_expect(T == nullptr, 0))
+    T = claimCounters();
+  std::atomic<uint64_t> &C = T->*Field;
+  if (__builtin_expect(T == &SharedCounters, 0))
+    C.fetch_add(Delta, std::memory_order_relaxed);
+  else
+    C.store(C.load(std::memory_order_relaxed) + Delta, std::memory_order_relaxed);
 }
 
 inline unsigned classOfHint(uint8_t Hint) {
