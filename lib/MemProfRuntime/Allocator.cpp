@@ -706,6 +706,20 @@ MIBEntry *MIBMap::entryFor(uint32_t Key) {
   return find(Key);
 }
 
+void MIBMap::setFirstBlock(MIBEntry &E, const MIB &M) {
+  E.Block = M;
+  E.Block.AccessHistogram = 0;
+  E.Block.AccessHistogramSize = 0;
+  if (uint64_t N = M.AccessHistogramSize) {
+    if (uint64_t *H = histogramBuffer(N)) {
+      memcpy(H, reinterpret_cast<const void *>(M.AccessHistogram),
+             N * sizeof(uint64_t));
+      E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
+      E.Block.AccessHistogramSize = N;
+    }
+  }
+}
+
 bool MIBMap::merge(uint32_t Key, const MIB &M) {
   if ((Count + 1) * 2 > Capacity) {
     uint64_t NewCap = Capacity ? Capacity * 2 : 64;
@@ -731,18 +745,7 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
   for (uint64_t I = firstProbe(Key, Shift);; I = (I + 1) & Mask) {
     MIBEntry &E = Entries[I];
     if (E.Key == Key && !E.Block.AllocCount) {
-      // Heap values only so far: the block is the first.
-      E.Block = M;
-      E.Block.AccessHistogram = 0;
-      E.Block.AccessHistogramSize = 0;
-      if (uint64_t N = M.AccessHistogramSize) {
-        if (uint64_t *H = histogramBuffer(N)) {
-          memcpy(H, reinterpret_cast<const void *>(M.AccessHistogram),
-                 N * sizeof(uint64_t));
-          E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
-          E.Block.AccessHistogramSize = N;
-        }
-      }
+      setFirstBlock(E, M); // heap values only so far
       return true;
     }
     if (E.Key == Key) {
@@ -771,18 +774,8 @@ bool MIBMap::merge(uint32_t Key, const MIB &M) {
     }
     if (!E.Key) {
       E.Key = Key;
-      E.Block = M;
-      E.Block.AccessHistogram = 0;
-      E.Block.AccessHistogramSize = 0;
       ++Count;
-      if (uint64_t N = M.AccessHistogramSize) {
-        if (uint64_t *H = histogramBuffer(N)) {
-          memcpy(H, reinterpret_cast<const void *>(M.AccessHistogram),
-                 N * sizeof(uint64_t));
-          E.Block.AccessHistogram = reinterpret_cast<uintptr_t>(H);
-          E.Block.AccessHistogramSize = N;
-        }
-      }
+      setFirstBlock(E, M);
       return true;
     }
   }

@@ -310,6 +310,9 @@ struct MIBMap {
 
 private:
   uint64_t *histogramBuffer(uint64_t Entries);
+  /// \p M becomes \p E's block, its histogram (if any) copied into the
+  /// map's memory: a new entry's, or one that held heap values only.
+  void setFirstBlock(MIBEntry &E, const MIB &M);
   static MEMPROF_ALWAYS_INLINE uint64_t firstProbe(uint32_t Key,
                                                    uint32_t Shift) {
     return (uint64_t(Key) * 0x9E3779B97F4A7C15ull) >> Shift;
