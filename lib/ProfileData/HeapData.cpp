@@ -182,14 +182,12 @@ Expected<HeapProfile> readHeapTable(StringRef Section, uint64_t Base) {
   Ids.reserve(*N);
   for (uint64_t I = 0; I < *N; ++I) {
     At = S.C.absoluteOffset();
-    uint64_t Id;
-    if (Error E = S.C.readInto(Id, "heap context id"))
-      return std::move(E);
-    if (!Ids.empty() && Id <= Ids.back())
-      return namesMalformed("heap context " + Twine(I) + " id 0x" +
-                                Twine::utohexstr(Id) +
-                                " is not above the previous one",
-                            At);
+    auto IdOr = S.increasingId(
+        I, Ids.empty() ? std::nullopt : std::optional<uint64_t>(Ids.back()),
+        "heap context", "id");
+    if (!IdOr)
+      return IdOr.takeError();
+    const uint64_t Id = *IdOr;
     HeapStats C;
     for (auto [Out, What] :
          {std::pair(&C.LiveBytes, "live bytes"),

@@ -14,6 +14,7 @@
 #include "llvm/ADT/Twine.h"
 #include "llvm/Support/LEB128.h"
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace memprof {
@@ -68,6 +69,25 @@ public:
                                 " bytes that remain",
                             At);
     return *N;
+  }
+
+  /// Reads entry \p I's u64 id (little-endian), named \p Entry \p Field
+  /// ("type", "context id"), which must be above \p Prev, the previous
+  /// entry's when there is one (the tables keyed by context id).
+  llvm::Expected<uint64_t> increasingId(uint64_t I,
+                                        std::optional<uint64_t> Prev,
+                                        llvm::StringRef Entry,
+                                        llvm::StringRef Field) {
+    const uint64_t At = C.absoluteOffset();
+    uint64_t Id;
+    if (llvm::Error E = C.readInto(Id, Entry + " " + Field))
+      return std::move(E);
+    if (Prev && Id <= *Prev)
+      return namesMalformed(Entry + " " + llvm::Twine(I) + " " + Field +
+                                " 0x" + llvm::Twine::utohexstr(Id) +
+                                " is not above the previous one",
+                            At);
+    return Id;
   }
 
   llvm::Error finish() {

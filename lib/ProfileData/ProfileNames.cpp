@@ -1130,14 +1130,10 @@ struct ExtensionReader {
     std::optional<uint64_t> Prev;
     for (uint64_t I = 0; I < *N; ++I) {
       const uint64_t At = S.C.absoluteOffset();
-      uint64_t Id;
-      if (Error E = S.C.readInto(Id, "type context id"))
-        return E;
-      if (Prev && Id <= *Prev)
-        return namesMalformed("type " + Twine(I) + " context id 0x" +
-                             Twine::utohexstr(Id) +
-                             " is not above the previous one",
-                         At);
+      auto IdOr = S.increasingId(I, Prev, "type", "context id");
+      if (!IdOr)
+        return IdOr.takeError();
+      const uint64_t Id = *IdOr;
       Prev = Id;
       const uint64_t NameAt = S.C.absoluteOffset();
       auto Ref = S.uleb("type name");
@@ -1160,15 +1156,10 @@ struct ExtensionReader {
       return N.takeError();
     std::optional<uint64_t> Prev;
     for (uint64_t I = 0; I < *N; ++I) {
-      const uint64_t At = S.C.absoluteOffset();
-      uint64_t Id;
-      if (Error E = S.C.readInto(Id, "site module context id"))
-        return E;
-      if (Prev && Id <= *Prev)
-        return namesMalformed("site module " + Twine(I) + " context id 0x" +
-                             Twine::utohexstr(Id) +
-                             " is not above the previous one",
-                         At);
+      auto IdOr = S.increasingId(I, Prev, "site module", "context id");
+      if (!IdOr)
+        return IdOr.takeError();
+      const uint64_t Id = *IdOr;
       Prev = Id;
       auto M = moduleRef(S, "site " + Twine(I));
       if (!M)
