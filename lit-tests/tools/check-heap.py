@@ -27,7 +27,14 @@ check-heap.py pprof TRUTH:MAP[,...] RAW.txt TOP.txt
     TOP.txt, `pprof -top -sample_index=inuse_space -unit=B`: the total.
 Prints "ok MODE"; otherwise the failures, and exits 1.
 """
-import json, re, sys
+import importlib.util, json, os, re, sys
+
+# The reader of go tool pprof -raw that the pprof tests use.
+_spec = importlib.util.spec_from_file_location(
+    "check_pprof", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "check-pprof.py"))
+check_pprof = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(check_pprof)
 
 errors = []
 
@@ -273,27 +280,13 @@ def tojson(spec, path):
 
 def pprof(spec, raw_path, top_path):
     T = Truth(spec)
-    types, samples = [], []
-    section = None
-    for line in open(raw_path):
-        line = line.rstrip("\n")
-        if line == "Samples:":
-            section = "header"
-            continue
-        if line in ("Locations", "Mappings"):
-            section = None
-            continue
-        if section == "header":
-            types = [t.replace("[dflt]", "").partition("/")[0] for t in line.split()]
-            section = "samples"
-        elif section == "samples":
-            m = re.match(r"^\s*(-?\d+(?:\s+-?\d+)*):", line)
-            if m:
-                samples.append({"values": [int(v) for v in m.group(1).split()]})
-                continue
-            lab = re.search(r"context_id:\[(0x[0-9a-f]+)\]", line)
-            if lab and samples:
-                samples[-1]["id"] = lab.group(1)
+    P = check_pprof.parse_raw(raw_path)  # go tool pprof -raw, read once
+    for e in check_pprof.errors:
+        fail(e)
+    types = [t for t, _ in P["types"]]
+    samples = [{"values": x["values"],
+                "id": x["labels"].get("context_id", [None])[0]}
+               for x in P["samples"]]
     want_types = ["alloc_objects", "alloc_space", "inuse_objects", "inuse_space",
                   "peak_objects", "peak_space"]
     if types[:6] != want_types:

@@ -309,4 +309,5 @@ def main(argv):
         sys.exit(__doc__)
 
 
-main(sys.argv)
+if __name__ == "__main__":
+    main(sys.argv)
