@@ -22,6 +22,11 @@ if(TARGET memprof_hotcold)
   install(FILES ${PROJECT_BINARY_DIR}/memprof-hotcold.pc
           COMPONENT HotColdAllocator
           DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+  # The check that a build keeps clang's hot/cold hints (docs/hot-cold.md).
+  install(FILES ${PROJECT_SOURCE_DIR}/cmake/hotcold-probe.sh
+                ${PROJECT_SOURCE_DIR}/cmake/hotcold-probe.ll
+          COMPONENT HotColdAllocator
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/memprof)
 endif()
 install(FILES ${PROJECT_BINARY_DIR}/memprof.pc ${PROJECT_BINARY_DIR}/memprof-pgo.pc
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
