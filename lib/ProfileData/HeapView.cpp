@@ -232,26 +232,32 @@ Expected<HeapView> buildHeapView(Report R, HeapViewKind K, size_t Top) {
   return std::move(V);
 }
 
-std::string heapViewHeadline(const HeapView &V) {
-  const HeapSummary &H = *V.R.Heap;
-  const HeapTimeline &T = V.R.Timeline;
-  std::string Peak;
-  if (H.Runs == 1)
-    Peak = "peak: " + humanBytes(H.PeakBytes) + " in " +
-           blocks(H.PeakBlocks) + " at " + seconds(T.PeakTimeMs) + ", 1 run";
-  else
-    Peak = "peak: " + humanBytes(H.PeakBytes) + " in " +
-           blocks(H.PeakBlocks) + " summed over " + runs(H.Runs) +
-           " (average " + humanBytes(H.PeakBytes / H.Runs) +
-           "); the highest, " + humanBytes(T.PeakBytes) + ", at " +
-           seconds(T.PeakTimeMs);
-  const HeapStats &All = V.R.Summary.Heap;
-  std::string Live = (V.AtExit ? "live at exit: " : "live at the dump: ") +
+std::string heapHeadline(const Report &R, HeapViewKind K) {
+  if (!R.Heap)
+    return "";
+  const HeapSummary &H = *R.Heap;
+  const HeapTimeline &T = R.Timeline;
+  if (K == HeapViewKind::Peak) {
+    if (H.Runs == 1)
+      return "peak: " + humanBytes(H.PeakBytes) + " in " +
+             blocks(H.PeakBlocks) + " at " + seconds(T.PeakTimeMs) + ", 1 run";
+    return "peak: " + humanBytes(H.PeakBytes) + " in " + blocks(H.PeakBlocks) +
+           " summed over " + runs(H.Runs) + " (average " +
+           humanBytes(H.PeakBytes / H.Runs) + "); the highest, " +
+           humanBytes(T.PeakBytes) + ", at " + seconds(T.PeakTimeMs);
+  }
+  const bool AtExit = H.ExitRuns == H.Runs;
+  const HeapStats &All = R.Summary.Heap;
+  std::string Live = (AtExit ? "live at exit: " : "live at the dump: ") +
                      humanBytes(All.LiveBytes) + " in " +
                      blocks(All.LiveBlocks) + ", " + runs(H.Runs);
-  if (!V.AtExit && H.ExitRuns)
+  if (!AtExit && H.ExitRuns)
     Live += " (" + thousands(H.ExitRuns) + " dumped at exit)";
-  return V.Kind == HeapViewKind::Peak ? Peak : Live;
+  return Live;
+}
+
+std::string heapViewHeadline(const HeapView &V) {
+  return heapHeadline(V.R, V.Kind);
 }
 
 void printHeapViewText(const HeapView &V, raw_ostream &OS) {

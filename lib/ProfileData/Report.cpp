@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "memprof/ProfileData/Report.h"
+#include "memprof/ProfileData/HeapView.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/Export.h"
 #include "memprof/ProfileData/RawReader.h"
@@ -977,6 +978,13 @@ void printReportText(const Report &R, raw_ostream &OS) {
   OS << "  functions    " << S.Functions << ", " << S.NamedFunctions
      << " named; frames " << S.Frames << ", " << S.FramesWithLocation
      << " with file:line\n";
+  if (R.Heap) {
+    // The questions asked first, answered where the profile is first seen.
+    OS << "  heap         " << heapHeadline(R, HeapViewKind::Peak)
+       << " (--view peak)\n";
+    OS << "               " << heapHeadline(R, HeapViewKind::Leaks)
+       << " (--view leaks)\n";
+  }
   if (!S.Modules.empty()) {
     OS << "  modules (allocation sites):\n";
     for (const ModuleTotals &M : S.Modules) {

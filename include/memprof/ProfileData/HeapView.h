@@ -49,8 +49,11 @@ struct HeapView {
 /// then id), the top \p Top kept. Fails when no input recorded heap data.
 llvm::Expected<HeapView> buildHeapView(Report R, HeapViewKind K, size_t Top);
 
-/// "peak: 10.2 MiB in 1,234 blocks at 1.52 s, 1 run" and the like: what the
-/// view's header says was done.
+/// "peak: 10.2 MiB in 1,234 blocks at 1.52 s, 1 run" (\p K Peak) or "live at
+/// exit: 10.6 KiB in 16 blocks, 1 run" (Leaks) for \p R's heap data; empty
+/// when \p R has none. The views' headers and memprof-show's summary.
+std::string heapHeadline(const Report &R, HeapViewKind K);
+/// heapHeadline of the view's report and kind.
 std::string heapViewHeadline(const HeapView &V);
 
 void printHeapViewText(const HeapView &V, llvm::raw_ostream &OS);

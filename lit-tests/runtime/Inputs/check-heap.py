@@ -264,6 +264,40 @@ def top(truth, kind, path):
     return 0 if ok else 1
 
 
+def human(n):
+    """memprof-show's sizes: bytes below 1 KiB, else one decimal of the
+    largest binary unit that keeps the rounded value under 1024."""
+    if n < 1024:
+        return "%d B" % n
+    v, units = n / 1024, ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    u = 0
+    while round(v * 10) / 10 >= 1024 and u + 1 < len(units):
+        v /= 1024
+        u += 1
+    return "%.1f %s" % (v, units[u])
+
+
+def summary(raw, show):
+    """memprof-show's summary of a one-run profile: its heap lines say the
+    peak and what was live at exit as the raw heap section (read here) does."""
+    h = list(parse(raw))[0]["heap"]
+    live_bytes = sum(c[1] for c in h["contexts"])
+    live_blocks = sum(c[2] for c in h["contexts"])
+    text = open(show).read()
+    want = ["heap         peak: %s in %d blocks at %.2f s, 1 run (--view peak)" %
+            (human(h["peakbytes"]), h["peakblocks"], h["peakms"] / 1000),
+            "             live at exit: %s in %d blocks, 1 run (--view leaks)" %
+            (human(live_bytes), live_blocks)]
+    bad = 0
+    for w in want:
+        if w in text:
+            print("ok summary:", w.strip())
+        else:
+            print("MISMATCH summary: want %r" % w.strip())
+            bad = 1
+    return bad
+
+
 def strip(raw, out):
     b = open(raw, "rb").read()
     res = bytearray()
@@ -287,6 +321,8 @@ if __name__ == "__main__":
         sys.exit(view(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif sys.argv[1] == "top":
         sys.exit(top(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif sys.argv[1] == "summary":
+        sys.exit(summary(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "peak":
         h = list(parse(sys.argv[2]))[0]["heap"]
         print("%d %d" % (h["peakms"], h["peakbytes"]))
