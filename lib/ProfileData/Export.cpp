@@ -60,6 +60,10 @@ static constexpr std::pair<Weight, StringLiteral> WeightNames[] = {
     {Weight::Count, "count"},
     {Weight::Accesses, "accesses"},
     {Weight::Lifetime, "lifetime"},
+    {Weight::PeakBytes, "peak-bytes"},
+    {Weight::PeakBlocks, "peak-blocks"},
+    {Weight::LiveBytes, "live-bytes"},
+    {Weight::LiveBlocks, "live-blocks"},
 };
 
 std::optional<Weight> parseWeight(StringRef Name) {
@@ -76,7 +80,16 @@ StringRef weightName(Weight W) {
   return "bytes";
 }
 
-MIBTag weightField(Weight W) {
+std::vector<std::string> weightNames() {
+  std::vector<std::string> Names;
+  for (const auto &[W, N] : WeightNames)
+    Names.push_back(N.str());
+  return Names;
+}
+
+bool isHeapWeight(Weight W) { return !weightField(W); }
+
+std::optional<MIBTag> weightField(Weight W) {
   switch (W) {
   case Weight::Bytes:
     return MIBTag::TotalSize;
@@ -86,12 +99,43 @@ MIBTag weightField(Weight W) {
     return MIBTag::TotalAccessCount;
   case Weight::Lifetime:
     return MIBTag::TotalLifetime;
+  case Weight::PeakBytes:
+  case Weight::PeakBlocks:
+  case Weight::LiveBytes:
+  case Weight::LiveBlocks:
+    return std::nullopt;
   }
   return MIBTag::TotalSize;
 }
 
+std::string weightSource(Weight W) {
+  switch (W) {
+  case Weight::PeakBytes:
+    return "bytes live at the peak";
+  case Weight::PeakBlocks:
+    return "blocks live at the peak";
+  case Weight::LiveBytes:
+    return "bytes live at the dump";
+  case Weight::LiveBlocks:
+    return "blocks live at the dump";
+  default:
+    return mibFieldName(unsigned(*weightField(W))).str();
+  }
+}
+
 uint64_t weightOf(const ReportContext &C, Weight W) {
-  return C.field(weightField(W)).value_or(0);
+  switch (W) {
+  case Weight::PeakBytes:
+    return C.Heap.PeakBytes;
+  case Weight::PeakBlocks:
+    return C.Heap.PeakBlocks;
+  case Weight::LiveBytes:
+    return C.Heap.LiveBytes;
+  case Weight::LiveBlocks:
+    return C.Heap.LiveBlocks;
+  default:
+    return C.field(*weightField(W)).value_or(0);
+  }
 }
 
 uint32_t knownFields(const Report &R) {

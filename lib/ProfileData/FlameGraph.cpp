@@ -420,6 +420,12 @@ StringRef unitName(Weight W) {
     return "accesses";
   case Weight::Lifetime:
     return "ms of lifetime";
+  case Weight::PeakBytes:
+  case Weight::LiveBytes:
+    return "bytes";
+  case Weight::PeakBlocks:
+  case Weight::LiveBlocks:
+    return "blocks";
   }
   return "";
 }
@@ -695,15 +701,17 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
   T.build();
   const Node &Root = T.Nodes[0];
   const uint64_t Total = Root.Total;
-  StringRef Field = mibFieldName(unsigned(weightField(O.W)));
+  const std::string Field = weightSource(O.W);
 
   if (Total == 0) {
     // Nothing to draw: say why rather than write an empty picture.
-    bool Stored = knownFields(R) & (1u << (unsigned(weightField(O.W)) - 1));
+    const std::optional<MIBTag> Tag = weightField(O.W);
+    bool Stored = Tag ? (knownFields(R) & (1u << (unsigned(*Tag) - 1))) != 0
+                      : R.Heap.has_value();
     std::string Why = R.Contexts.empty()
                           ? "the profile holds no allocation contexts"
-                      : Stored ? "every context's " + Field.str() + " is 0"
-                               : "the profile does not store " + Field.str();
+                      : Stored ? "every context's " + Field + " is 0"
+                               : "the profile does not store " + Field;
     unsigned Height = HeaderHeight + FooterHeight;
     writeHeader(OS, Height, O.Title,
                 "No " + weightName(O.W).str() + " to draw: " + Why);
@@ -745,7 +753,7 @@ void writeFlameGraph(const Report &R, const FlameGraphOptions &O,
 
   const unsigned Height =
       HeaderHeight + (MaxDepth + 1) * FrameHeight + FooterHeight;
-  std::string Subtitle = weightName(O.W).str() + " (" + Field.str() +
+  std::string Subtitle = weightName(O.W).str() + " (" + Field +
                          "): " + utostr(Total) + " " + unitName(O.W).str() +
                          " in " + utostr(T.Contexts) + " contexts";
   if (T.AnyClass)

@@ -567,8 +567,10 @@ int main(int argc, char **argv) {
   App.add_option("--weight", WeightArg,
                  "--to-flamegraph, --to-folded: what a context weighs: "
                  "bytes, count (allocations), accesses or lifetime (total "
-                 "ms)")
-      ->check(CLI::IsMember({"bytes", "count", "accesses", "lifetime"}))
+                 "ms); from heap data (docs/heap-data.md), peak-bytes and "
+                 "peak-blocks (live at the process's peak), live-bytes and "
+                 "live-blocks (live at the dump: at exit, never freed)")
+      ->check(CLI::IsMember(weightNames()))
       ->capture_default_str();
   App.add_option("--diff-base", DiffBase,
                  "--to-pprof: a profile whose samples are added negated and "
@@ -697,6 +699,13 @@ int main(int argc, char **argv) {
     auto Tick = [&](uint64_t Done, uint64_t Total) {
       Progressed.update(Done, Total, "contexts");
     };
+    if ((ToFolded || ToFlameGraph) && isHeapWeight(*parseWeight(WeightArg)) &&
+        !R.Heap)
+      tool::fatal(Input, "no heap data: --weight " + WeightArg +
+                             " needs a profile of memprof's runtime that "
+                             "recorded it (profiles of clang's runtime and "
+                             "llvm-profdata's have none); bytes, count, "
+                             "accesses and lifetime weigh any profile");
     // The folded stacks of a large profile run to hundreds of megabytes:
     // written as they are made.
     if (ToPprof) {

@@ -20,23 +20,36 @@
 #include "llvm/Support/raw_ostream.h"
 #include <map>
 #include <optional>
+#include <vector>
 #include <set>
 #include <string>
 
 namespace memprof {
 
 /// What a context weighs in a picture or a comparison: the sum of one
-/// MemInfoBlock field over its allocations.
+/// MemInfoBlock field over its allocations, or one of its heap values
+/// (docs/heap-data.md: live at the peak, live at the dump), summed over runs.
 enum class Weight {
-  Bytes,    // TotalSize
-  Count,    // AllocCount
-  Accesses, // TotalAccessCount
-  Lifetime, // TotalLifetime (ms, summed over the allocations)
+  Bytes,      // TotalSize
+  Count,      // AllocCount
+  Accesses,   // TotalAccessCount
+  Lifetime,   // TotalLifetime (ms, summed over the allocations)
+  PeakBytes,  // HeapStats::PeakBytes
+  PeakBlocks, // HeapStats::PeakBlocks
+  LiveBytes,  // HeapStats::LiveBytes
+  LiveBlocks, // HeapStats::LiveBlocks
 };
 std::optional<Weight> parseWeight(llvm::StringRef Name);
 llvm::StringRef weightName(Weight W);
-/// The field a weight sums.
-MIBTag weightField(Weight W);
+/// Every weight's name, in order (for --help and option checks).
+std::vector<std::string> weightNames();
+/// Whether the weight is a heap value rather than a MemInfoBlock field.
+bool isHeapWeight(Weight W);
+/// The MemInfoBlock field a weight sums; std::nullopt for heap weights.
+std::optional<MIBTag> weightField(Weight W);
+/// What the weight sums, for a picture's subtitle: the field's name
+/// ("TotalSize") or the heap value's ("bytes at the peak").
+std::string weightSource(Weight W);
 /// The context's weight; 0 when its inputs do not store the field.
 uint64_t weightOf(const ReportContext &C, Weight W);
 /// The fields some context of \p R stores (bit T-1 for tag T).

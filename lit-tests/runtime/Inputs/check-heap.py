@@ -264,6 +264,27 @@ def top(truth, kind, path):
     return 0 if ok else 1
 
 
+def folded(truth, kind, unit, path):
+    """memprof-convert --to-folded --weight KIND-UNIT: the lines whose leaf
+    (last frame) is one of the truth's functions sum to its blocks or bytes."""
+    want = read_truth(truth)
+    got = {}
+    for line in open(path):
+        stack, _, value = line.rstrip("\n").rpartition(" ")
+        leaf = stack.split(";")[-1]
+        got[leaf] = got.get(leaf, 0) + int(value)
+    ok = True
+    for (k, name), (blocks, byts) in sorted(want.items()):
+        if k != kind:
+            continue
+        w = blocks if unit == "blocks" else byts
+        good = got.get(name, 0) == w
+        ok &= good
+        print("%s folded %s-%s %s: want %d, got %d" % (
+            "ok" if good else "MISMATCH", kind, unit, name, w, got.get(name, 0)))
+    return 0 if ok else 1
+
+
 def human(n):
     """memprof-show's sizes: bytes below 1 KiB, else one decimal of the
     largest binary unit that keeps the rounded value under 1024."""
@@ -321,6 +342,8 @@ if __name__ == "__main__":
         sys.exit(view(sys.argv[2], sys.argv[3], sys.argv[4]))
     elif sys.argv[1] == "top":
         sys.exit(top(sys.argv[2], sys.argv[3], sys.argv[4]))
+    elif sys.argv[1] == "folded":
+        sys.exit(folded(*sys.argv[2:6]))
     elif sys.argv[1] == "summary":
         sys.exit(summary(sys.argv[2], sys.argv[3]))
     elif sys.argv[1] == "peak":
