@@ -19,6 +19,17 @@ for var in ("HOME", "TMPDIR"):
 # set DEBUGINFOD_URLS to a public one).
 for var in ("DEBUGINFOD_URLS", "DEBUGINFOD_CACHE_PATH", "DEBUGINFOD_TIMEOUT"):
     config.environment.pop(var, None)
+# The symbol cache of the tools (docs/memprof-merge.md#symbol-cache) is one
+# directory of this run's, emptied when the suite starts: no test reads or
+# writes the user's ~/.cache, and the tests share it as runs on one machine
+# do (the output never depends on it). Tests of the cache itself point
+# MEMPROF_SYMBOL_CACHE at a directory of their own.
+import shutil
+_symbol_cache = os.path.join(config.memprof_obj_root, "lit-tests", "symbol-cache")
+shutil.rmtree(_symbol_cache, ignore_errors=True)
+config.environment["MEMPROF_SYMBOL_CACHE"] = _symbol_cache
+for var in ("XDG_CACHE_HOME", "MEMPROF_SYMBOL_CACHE_SIZE"):
+    config.environment.pop(var, None)
 
 # ASan reserves terabytes of address space: no address-space caps under it.
 if getattr(config, "memprof_sanitizers", "OFF").upper() in ("ON", "1", "TRUE", "YES"):
@@ -47,6 +58,12 @@ def _can_mount_tmpfs():
 if _can_mount_tmpfs():
     config.available_features.add("tmpfs-mount")
 
+# Detached debug files of the system's libraries (libc6-dbg): the tests of
+# how system modules are named need them.
+import glob
+if glob.glob("/usr/lib/debug/.build-id/*/*.debug"):
+    config.available_features.add("system-debug-files")
+
 # Oracles and the compiler under their Debian names.
 config.substitutions.append(("%clangxx", "clang++-22"))
 config.substitutions.append(("%clang", "clang-22"))
@@ -71,6 +88,8 @@ config.substitutions.append(("%check-show", "python3 " + os.path.join(tools, "ch
 config.substitutions.append(("%check-leaf-totals", "python3 " + os.path.join(tools, "check-leaf-totals.py")))
 config.substitutions.append(("%check-repeat-inline", "python3 " + os.path.join(tools, "check-repeat-inline.py")))
 config.substitutions.append(("%run-many", "python3 " + os.path.join(tools, "run-many.py")))
+config.substitutions.append(("%run-concurrently", "python3 " + os.path.join(tools, "run-concurrently.py")))
+config.substitutions.append(("%damage-cache", "python3 " + os.path.join(tools, "damage-cache.py")))
 config.substitutions.append(("%partial-merges", "python3 " + os.path.join(tools, "partial-merges.py")))
 # A real elfutils debuginfod server (and dead peers) for the module-fetching
 # tests; `run` keeps the server inside one RUN line.

@@ -2029,6 +2029,8 @@ Error ReportLoader::addCounters(StringRef Path, const CounterProfile &P) {
   return Error::success();
 }
 
+void ReportLoader::saveSymbolCache() { Locator->saveSymbolCache(); }
+
 std::vector<std::string> ReportLoader::notes() const {
   std::vector<std::string> N = Locator->notes();
   N.insert(N.end(), CounterNotes.begin(), CounterNotes.end());

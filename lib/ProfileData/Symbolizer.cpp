@@ -12,6 +12,7 @@
 #include "memprof/ProfileData/Debuginfod.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/ProfileNames.h"
+#include "memprof/ProfileData/SymbolCache.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -431,18 +432,47 @@ public:
   /// path used in messages.
   static Expected<std::unique_ptr<ElfModule>>
   open(std::unique_ptr<MemoryBuffer> Buffer, std::vector<std::string> *Notes);
+  /// The first half of open(): the ELF headers, the build id and the
+  /// checks of the tables. Before the module is used, loadDwarf() or
+  /// adopt() must follow.
+  static Expected<std::unique_ptr<ElfModule>>
+  openHeaders(std::unique_ptr<MemoryBuffer> Buffer,
+              std::vector<std::string> *Notes);
+  static Expected<std::unique_ptr<ElfModule>>
+  openHeaders(StringRef Path, std::vector<std::string> *Notes);
+  /// The second half: the DWARF context and LLVM's symbolizer over it; with
+  /// \p ReadDwarf false, neither (the module is named from its symbol table
+  /// alone, as a system library is by default).
+  Error loadDwarf(bool ReadDwarf);
+  /// Takes the frames a symbol cache entry of this file holds instead:
+  /// addresses it has are never looked up again, and the DWARF is read
+  /// only when an address it lacks is asked for.
+  void adopt(SymbolCacheEntry &&E);
+  /// What the symbol cache should keep of this module: the frames of every
+  /// address looked up, if any was new this run. None for a module whose
+  /// DWARF gave problems, so that they are said again next time.
+  std::optional<SymbolCacheEntry> cacheEntry() const;
+  void markSaved() { Dirty = false; }
 
   StringRef path() const override { return Path; }
   uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override;
   PCSymbols symbolize(uint64_t BinaryAddress) override;
   std::string allocatedType(uint64_t BinaryAddress) override;
+  std::string allocatedTypeUncached(uint64_t BinaryAddress);
 
   StringRef buildId() const { return BuildId; }
   bool hasDwarf() const { return HasDwarf; }
+  /// DWARF is not read: a system module named from its symbol table.
+  bool symbolTableOnly() const { return SymbolTableOnly; }
+  /// The file has a full symbol table (.symtab), not just .dynsym.
+  bool hasSymtab() const { return HasSymtab; }
+  uint64_t fileSizeBytes() const { return Buffer->getBufferSize(); }
 
 private:
   ElfModule() = default;
   PCSymbols symbolizeUncached(uint64_t Addr) const;
+  /// Loads what adopt() deferred; false if that fails (said in the notes).
+  bool ensureLoaded();
   void buildSymbolTable() const;
   /// The best code symbol containing \p Addr; sets \p IsRuntime when it or an
   /// alias at the same address is a runtime entry point.
@@ -462,6 +492,12 @@ private:
   std::unique_ptr<NoteSink> Sink; // referenced by the DWARF error handlers
   std::string BuildId;
   bool HasDwarf = false;
+  bool SymbolTableOnly = false;
+  bool HasSymtab = false;
+  bool CompressionUnsafe = false;
+  bool Loaded = false;           // loadDwarf() ran
+  bool LoadFailed = false;       // ... and failed (an adopted module only)
+  bool Dirty = false;            // frames found this run that the cache lacks
   DWARFContext *Dwarf = nullptr; // owned by Module; null without DWARF
   std::vector<ExecSegment> ExecSegments;
   // Built on the first symbol-table lookup: addresses with DWARF never need it.
@@ -469,6 +505,7 @@ private:
   mutable std::vector<CodeSymbol> Symbols;  // by Addr
   mutable std::vector<uint64_t> MaxEndUpTo; // max End over Symbols[0..I]
   std::unordered_map<uint64_t, PCSymbols> Cache;
+  std::unordered_map<uint64_t, std::string> TypeCache; // allocatedType()
   /// Per compile unit (by offset), built on its first lookup: the return
   /// address of each call site with DW_AT_LLVM_alloc_type -> its type name.
   std::unordered_map<uint64_t, std::unordered_map<uint64_t, std::string>>
@@ -481,6 +518,28 @@ Error fileError(ErrorCode Code, StringRef Path, const Twine &Msg) {
 
 Expected<std::unique_ptr<ElfModule>>
 ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
+  Expected<std::unique_ptr<ElfModule>> M = openHeaders(Path, Notes);
+  if (!M)
+    return M.takeError();
+  if (Error E = (*M)->loadDwarf(/*ReadDwarf=*/true))
+    return std::move(E);
+  return M;
+}
+
+Expected<std::unique_ptr<ElfModule>>
+ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
+                std::vector<std::string> *Notes) {
+  Expected<std::unique_ptr<ElfModule>> M =
+      openHeaders(std::move(Buffer), Notes);
+  if (!M)
+    return M.takeError();
+  if (Error E = (*M)->loadDwarf(/*ReadDwarf=*/true))
+    return std::move(E);
+  return M;
+}
+
+Expected<std::unique_ptr<ElfModule>>
+ElfModule::openHeaders(StringRef Path, std::vector<std::string> *Notes) {
   sys::fs::file_status Status;
   if (std::error_code EC = sys::fs::status(Path, Status))
     return fileError(ErrorCode::IO, Path, "cannot open: " + EC.message());
@@ -491,12 +550,12 @@ ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
   if (!BufOr)
     return fileError(ErrorCode::IO, Path,
                      "cannot read: " + BufOr.getError().message());
-  return open(std::move(*BufOr), Notes);
+  return openHeaders(std::move(*BufOr), Notes);
 }
 
 Expected<std::unique_ptr<ElfModule>>
-ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
-                std::vector<std::string> *Notes) {
+ElfModule::openHeaders(std::unique_ptr<MemoryBuffer> Buffer,
+                       std::vector<std::string> *Notes) {
   auto M = std::unique_ptr<ElfModule>(new ElfModule());
   M->Path = Buffer->getBufferIdentifier().str();
   M->Buffer = std::move(Buffer);
@@ -545,14 +604,34 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
   for (const object::ELF64LE::Phdr &P : *PhdrsOr)
     if (P.p_type == ELF::PT_LOAD && (P.p_flags & ELF::PF_X))
       M->ExecSegments.push_back({P.p_vaddr, P.p_memsz});
-  bool CompressionUnsafe = false;
-  if (Error E = checkElfTables(Elf->getELFFile(), CompressionUnsafe))
+  if (Error E = checkElfTables(Elf->getELFFile(), M->CompressionUnsafe))
     return fileError(ErrorCode::Symbolization, Path,
                      "malformed ELF file: " + toString(std::move(E)));
+  // checkElfTables read the section table already.
+  for (const object::ELF64LE::Shdr &Sec :
+       cantFail(Elf->getELFFile().sections()))
+    if (Sec.sh_type == ELF::SHT_SYMTAB &&
+        Sec.sh_size >= 2 * sizeof(object::ELF64LE::Sym))
+      M->HasSymtab = true;
 
   M->Sink = std::make_unique<NoteSink>();
   M->Sink->Notes = Notes;
   M->Sink->Path = M->Path;
+  return std::move(M);
+}
+
+Error ElfModule::loadDwarf(bool ReadDwarf) {
+  Loaded = true;
+  if (!ReadDwarf) {
+    // A system module: its symbol table names its frames, and neither the
+    // DWARF context nor LLVM's symbolizer (which indexes the symbols again)
+    // is made.
+    SymbolTableOnly = true;
+    HasDwarf = false;
+    return Error::success();
+  }
+  ElfModule *M = this;
+  StringRef Path = M->Path;
   NoteSink *Sink = M->Sink.get();
   auto Handler = [Sink](Error E) { Sink->add(std::move(E)); };
   // Where LLVM would crash on the DWARF, none of it is used: the module is
@@ -594,7 +673,47 @@ ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
     return fileError(ErrorCode::Symbolization, Path,
                      "cannot read symbols: " + toString(ModOr.takeError()));
   M->Module = std::move(*ModOr);
-  return std::move(M);
+  return Error::success();
+}
+
+void ElfModule::adopt(SymbolCacheEntry &&E) {
+  HasDwarf = E.HasDwarf;
+  SymbolTableOnly = E.SymbolTableOnly;
+  for (auto &[Addr, S] : E.PCs)
+    Cache.emplace(Addr, std::move(S));
+  for (auto &[Addr, T] : E.Types)
+    TypeCache.emplace(Addr, std::move(T));
+}
+
+bool ElfModule::ensureLoaded() {
+  if (Loaded)
+    return !LoadFailed;
+  if (Error E = loadDwarf(!SymbolTableOnly)) {
+    // It loaded when the entry was written: the file changed under a build
+    // id of its own.
+    LoadFailed = true;
+    Sink->add(std::move(E));
+    return false;
+  }
+  return true;
+}
+
+std::optional<SymbolCacheEntry> ElfModule::cacheEntry() const {
+  if (!Dirty || Sink->Count != 0 ||
+      Cache.size() > SymbolCache::MaxAddressesPerEntry)
+    return std::nullopt;
+  SymbolCacheEntry E;
+  E.BuildId = BuildId;
+  E.FileSizeBytes = fileSizeBytes();
+  E.SymbolTableOnly = SymbolTableOnly;
+  E.HasDwarf = HasDwarf;
+  E.PCs.assign(Cache.begin(), Cache.end());
+  llvm::sort(E.PCs,
+             [](const auto &A, const auto &B) { return A.first < B.first; });
+  E.Types.assign(TypeCache.begin(), TypeCache.end());
+  llvm::sort(E.Types,
+             [](const auto &A, const auto &B) { return A.first < B.first; });
+  return E;
 }
 
 void ElfModule::buildSymbolTable() const {
@@ -760,45 +879,52 @@ PCSymbols ElfModule::symbolize(uint64_t BinaryAddress) {
   auto It = Cache.find(BinaryAddress);
   if (It != Cache.end())
     return It->second;
+  if (!ensureLoaded())
+    return PCSymbols();
   PCSymbols R = symbolizeUncached(BinaryAddress);
   Cache.emplace(BinaryAddress, R);
+  Dirty = true;
   return R;
 }
 
 PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
   PCSymbols R;
-  // The call LLVM's RawMemProfReader makes (spec 2.2), except that file
-  // names come as absolute paths instead of raw line-table entries: frames
-  // do not depend on file names, and the runtime check looks only at the
-  // base name, which both kinds share.
-  DIInliningInfo Info = Module->symbolizeInlinedCode(
-      {Addr, object::SectionedAddress::UndefSection},
-      DILineInfoSpecifier(
-          DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-          DILineInfoSpecifier::FunctionNameKind::LinkageName),
-      /*UseSymbolTable=*/false);
-  const uint32_t NumFrames = Info.getNumberOfFrames();
-  if (NumFrames > 0 && Info.getFrame(0).FunctionName != DILineInfo::BadString) {
-    if (isRuntimeSourceFile(Info.getFrame(0).FileName) ||
-        isOwnRuntimeFunction(Info.getFrame(0).FunctionName)) {
-      R.Status = PCSymbols::Runtime;
+  // A module named from its symbol table alone has no DWARF to ask.
+  if (!SymbolTableOnly) {
+    // The call LLVM's RawMemProfReader makes (spec 2.2), except that file
+    // names come as absolute paths instead of raw line-table entries: frames
+    // do not depend on file names, and the runtime check looks only at the
+    // base name, which both kinds share.
+    DIInliningInfo Info = Module->symbolizeInlinedCode(
+        {Addr, object::SectionedAddress::UndefSection},
+        DILineInfoSpecifier(
+            DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
+            DILineInfoSpecifier::FunctionNameKind::LinkageName),
+        /*UseSymbolTable=*/false);
+    const uint32_t NumFrames = Info.getNumberOfFrames();
+    if (NumFrames > 0 &&
+        Info.getFrame(0).FunctionName != DILineInfo::BadString) {
+      if (isRuntimeSourceFile(Info.getFrame(0).FileName) ||
+          isOwnRuntimeFunction(Info.getFrame(0).FunctionName)) {
+        R.Status = PCSymbols::Runtime;
+        return R;
+      }
+      R.Status = PCSymbols::Ok;
+      for (uint32_t I = 0; I < NumFrames; ++I) {
+        const DILineInfo &L = Info.getFrame(I);
+        SymbolizedFrame SF;
+        SF.F = Frame{functionGUID(L.FunctionName), L.Line - L.StartLine,
+                     L.Column, I != NumFrames - 1};
+        SF.FunctionName = L.FunctionName;
+        if (L.FileName != DILineInfo::BadString)
+          SF.FileName = L.FileName;
+        SF.Line = L.Line;
+        if (L.StartFileName != DILineInfo::BadString)
+          SF.DeclFileName = L.StartFileName;
+        R.Frames.push_back(std::move(SF));
+      }
       return R;
     }
-    R.Status = PCSymbols::Ok;
-    for (uint32_t I = 0; I < NumFrames; ++I) {
-      const DILineInfo &L = Info.getFrame(I);
-      SymbolizedFrame SF;
-      SF.F = Frame{functionGUID(L.FunctionName), L.Line - L.StartLine, L.Column,
-                   I != NumFrames - 1};
-      SF.FunctionName = L.FunctionName;
-      if (L.FileName != DILineInfo::BadString)
-        SF.FileName = L.FileName;
-      SF.Line = L.Line;
-      if (L.StartFileName != DILineInfo::BadString)
-        SF.DeclFileName = L.StartFileName;
-      R.Frames.push_back(std::move(SF));
-    }
-    return R;
   }
 
   bool IsRuntime = false;
@@ -879,6 +1005,18 @@ bool printableType(DWARFDie T) {
 }
 
 std::string ElfModule::allocatedType(uint64_t Addr) {
+  auto Known = TypeCache.find(Addr);
+  if (Known != TypeCache.end())
+    return Known->second;
+  if (!ensureLoaded())
+    return {};
+  std::string T = allocatedTypeUncached(Addr);
+  TypeCache.emplace(Addr, T);
+  Dirty = true;
+  return T;
+}
+
+std::string ElfModule::allocatedTypeUncached(uint64_t Addr) {
   if (!Dwarf || Addr == UINT64_MAX)
     return {};
   DWARFCompileUnit *CU = Dwarf->getCompileUnitForCodeAddress(Addr);
@@ -1083,21 +1221,43 @@ struct ElfBinaryLocator::Impl {
   std::vector<std::string> DebuginfodMissing; // hex, no server had them
   std::string DebuginfodFailure; // why fetching stopped; empty if it did not
   std::vector<std::string> DebuginfodNotFetched; // hex, missing after it
+  /// Null when the cache is off.
+  std::unique_ptr<SymbolCache> SymCache;
+  /// --system-dwarf: system modules are symbolized with DWARF too.
+  bool SystemDwarf = false;
 
-  /// Whether \p Path lies in or under one of ExcludedDirs (by real path).
-  bool excluded(StringRef Path) const {
-    if (ExcludedDirs.empty())
+  /// Whether \p Path lies in or under one of \p Dirs (real paths).
+  static bool under(StringRef Path, const std::vector<std::string> &Dirs) {
+    if (Dirs.empty())
       return false;
     SmallString<256> Real;
     if (sys::fs::real_path(sys::path::parent_path(Path), Real))
-      return false; // no such directory: nothing there to use either way
-    for (const std::string &D : ExcludedDirs)
+      return false;
+    for (const std::string &D : Dirs)
       if (Real == D ||
           (StringRef(Real).starts_with(D) && Real.size() > D.size() &&
            (D.back() == '/' || Real[D.size()] == '/')))
         return true;
     return false;
   }
+  /// Finishes opening \p M: from the symbol cache if it holds this file's
+  /// frames, else by reading its DWARF (none for \p SymbolTableOnly).
+  Error prepare(ElfModule &M, bool SymbolTableOnly) {
+    if (SymCache) {
+      std::optional<SymbolCacheEntry> E =
+          SymCache->load(M.buildId(), M.fileSizeBytes(), SymbolTableOnly);
+      for (std::string &N : SymCache->takeNotes())
+        Notes.push_back(std::move(N));
+      if (E) {
+        M.adopt(std::move(*E));
+        return Error::success();
+      }
+    }
+    return M.loadDwarf(!SymbolTableOnly);
+  }
+
+  /// Whether \p Path lies in or under one of ExcludedDirs (by real path).
+  bool excluded(StringRef Path) const { return under(Path, ExcludedDirs); }
   /// Registers a profiled binary; fails on a repeated build id.
   Error addProfiled(Expected<std::unique_ptr<ElfModule>> MOr);
 
@@ -1105,12 +1265,15 @@ struct ElfBinaryLocator::Impl {
   /// id): null if it was tried before, cannot be read or holds another
   /// build id; for the last two \p Why says so, starting with the path,
   /// and \p OtherId holds the file's build id (raw) when that is the reason.
+  /// \p SymbolTableOnly opens it without its DWARF.
   std::unique_ptr<ElfModule> openCandidate(const std::string &Path,
                                            StringRef BuildId, std::string &Why,
-                                           std::string &OtherId);
+                                           std::string &OtherId,
+                                           bool SymbolTableOnly = false);
   /// openCandidate, with a note saying why a file was skipped.
   std::unique_ptr<ElfModule> tryCandidate(const std::string &Path,
-                                          StringRef BuildId);
+                                          StringRef BuildId,
+                                          bool SymbolTableOnly = false);
   /// Indexes the ELF files under \p Dir by build id; a system directory
   /// (\p MaxDepth 0) through their program headers alone.
   void scan(StringRef Dir, unsigned MaxDepth = MaxScanDepth);
@@ -1118,13 +1281,17 @@ struct ElfBinaryLocator::Impl {
                unsigned &FilesSeen);
 };
 
-std::unique_ptr<ElfModule>
-ElfBinaryLocator::Impl::openCandidate(const std::string &Path,
-                                      StringRef BuildId, std::string &Why,
-                                      std::string &OtherId) {
+std::unique_ptr<ElfModule> ElfBinaryLocator::Impl::openCandidate(
+    const std::string &Path, StringRef BuildId, std::string &Why,
+    std::string &OtherId, bool SymbolTableOnly) {
   if (!Tried.insert(Path + '\0' + BuildId.str()).second)
     return nullptr;
-  Expected<std::unique_ptr<ElfModule>> MOr = ElfModule::open(Path, &Notes);
+  Expected<std::unique_ptr<ElfModule>> MOr =
+      ElfModule::openHeaders(Path, &Notes);
+  // The build id first: a file of another build is not worth its DWARF.
+  if (MOr && (*MOr)->buildId() == BuildId)
+    if (Error E = prepare(**MOr, SymbolTableOnly))
+      MOr = std::move(E);
   if (!MOr) {
     // The message already starts with the path.
     handleAllErrors(
@@ -1142,10 +1309,11 @@ ElfBinaryLocator::Impl::openCandidate(const std::string &Path,
 }
 
 std::unique_ptr<ElfModule>
-ElfBinaryLocator::Impl::tryCandidate(const std::string &Path,
-                                     StringRef BuildId) {
+ElfBinaryLocator::Impl::tryCandidate(const std::string &Path, StringRef BuildId,
+                                     bool SymbolTableOnly) {
   std::string Why, OtherId;
-  std::unique_ptr<ElfModule> M = openCandidate(Path, BuildId, Why, OtherId);
+  std::unique_ptr<ElfModule> M =
+      openCandidate(Path, BuildId, Why, OtherId, SymbolTableOnly);
   if (!M && !Why.empty())
     Notes.push_back("skipped " + Why);
   return M;
@@ -1225,6 +1393,8 @@ Error ElfBinaryLocator::Impl::addProfiled(
   if (!MOr)
     return MOr.takeError();
   ElfModule *M = MOr->get();
+  if (Error E = prepare(*M, /*SymbolTableOnly=*/false))
+    return E;
   auto [It, New] = Profiled.try_emplace(std::string(M->buildId()), M);
   if (!New) {
     // The same build, twice (a stripped copy and the one with debug info):
@@ -1256,11 +1426,19 @@ Error ElfBinaryLocator::Impl::addProfiled(
 Expected<std::unique_ptr<ElfBinaryLocator>>
 ElfBinaryLocator::create(const std::vector<std::string> &ProfiledBinaries,
                          const std::vector<std::string> &SearchDirs) {
+  return create(ProfiledBinaries, SearchDirs, nullptr);
+}
+
+Expected<std::unique_ptr<ElfBinaryLocator>>
+ElfBinaryLocator::create(const std::vector<std::string> &ProfiledBinaries,
+                         const std::vector<std::string> &SearchDirs,
+                         std::unique_ptr<SymbolCache> Cache) {
   auto L = std::unique_ptr<ElfBinaryLocator>(new ElfBinaryLocator());
   L->P->SearchDirs = SearchDirs;
   L->P->Scanned.assign(SearchDirs.size(), false);
+  L->P->SymCache = std::move(Cache);
   for (const std::string &Path : ProfiledBinaries)
-    if (Error E = L->P->addProfiled(ElfModule::open(Path, &L->P->Notes)))
+    if (Error E = L->P->addProfiled(ElfModule::openHeaders(Path, &L->P->Notes)))
       return std::move(E);
   return std::move(L);
 }
@@ -1272,17 +1450,26 @@ ElfBinaryLocator::create(std::vector<std::unique_ptr<MemoryBuffer>> Binaries,
   L->P->SearchDirs = SearchDirs;
   L->P->Scanned.assign(SearchDirs.size(), false);
   for (std::unique_ptr<MemoryBuffer> &B : Binaries)
-    if (Error E =
-            L->P->addProfiled(ElfModule::open(std::move(B), &L->P->Notes)))
+    if (Error E = L->P->addProfiled(
+            ElfModule::openHeaders(std::move(B), &L->P->Notes)))
       return std::move(E);
   return std::move(L);
 }
 
 Expected<std::unique_ptr<ElfBinaryLocator>>
 ElfBinaryLocator::create(const ModuleSearch &S) {
-  auto L = create(S.ProfiledBinaries, S.DebugDirs);
+  std::unique_ptr<SymbolCache> Cache;
+  if (!S.NoSymbolCache) {
+    std::string Dir =
+        S.SymbolCacheDir.empty() ? SymbolCache::defaultDir() : S.SymbolCacheDir;
+    if (!Dir.empty())
+      Cache =
+          std::make_unique<SymbolCache>(Dir, SymbolCache::defaultMaxBytes());
+  }
+  auto L = create(S.ProfiledBinaries, S.DebugDirs, std::move(Cache));
   if (!L)
     return L.takeError();
+  (*L)->P->SystemDwarf = S.SystemDwarf;
   if (!S.NoSystemDirs)
     (*L)->searchSystemDirs(systemDirs());
   else
@@ -1339,6 +1526,13 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   // binaries first.
   ElfModule *Fallback = nullptr;
   std::unique_ptr<ElfModule> FallbackOwned;
+  // A system module (one found in the system's directories) with a full
+  // symbol table: by default it is named from that table, and used when
+  // neither the profiled binaries nor the search directories have the
+  // module (docs/memprof-merge.md#system-modules).
+  const bool Cheap = !P->SystemDwarf;
+  ElfModule *SystemPick = nullptr;
+  std::unique_ptr<ElfModule> SystemPickOwned;
   auto ProfIt = P->Profiled.find(Key);
   if (ProfIt != P->Profiled.end()) {
     if (ProfIt->second->hasDwarf())
@@ -1348,6 +1542,13 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   auto Consider = [&](std::unique_ptr<ElfModule> M) -> ModuleSymbolizer * {
     if (!M)
       return nullptr;
+    if (M->symbolTableOnly() && M->hasSymtab()) {
+      if (!SystemPick) {
+        SystemPick = M.get();
+        SystemPickOwned = std::move(M);
+      }
+      return nullptr;
+    }
     if (M->hasDwarf()) {
       ModuleSymbolizer *Raw = M.get();
       P->Owned.push_back(std::move(M));
@@ -1360,6 +1561,10 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
     return nullptr;
   };
   auto Finish = [&](ModuleSymbolizer *M) {
+    if (!M && SystemPickOwned)
+      P->Owned.push_back(std::move(SystemPickOwned));
+    if (!M && SystemPick)
+      return Resolve(SystemPick);
     if (!M && FallbackOwned)
       P->Owned.push_back(std::move(FallbackOwned));
     return Resolve(M ? M : Fallback);
@@ -1376,7 +1581,8 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
         continue;
       std::string Why, OtherId;
       std::unique_ptr<ElfModule> M =
-          P->openCandidate(Path, BuildId, Why, OtherId);
+          P->openCandidate(Path, BuildId, Why, OtherId,
+                           Cheap && Impl::under(Path, P->SystemDirs));
       if (!M && !OtherId.empty())
         P->Notes.push_back(
             "refused " + Path + ": the profiled process loaded module " + Hex +
@@ -1394,13 +1600,18 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
   // directory's ELF files (scanned once, on the first module still missing,
   // to \p MaxDepth).
   auto Search = [&](const std::vector<std::string> &Dirs,
-                    std::vector<bool> &Scanned,
-                    unsigned MaxDepth) -> ModuleSymbolizer * {
+                    std::vector<bool> &Scanned, unsigned MaxDepth,
+                    bool System) -> ModuleSymbolizer * {
+    const bool SymbolTableOnly = System && Cheap;
     for (const std::string &Dir : Dirs)
       for (const std::string &Path : layoutPaths(Dir, Hex))
         if (isRegularFile(Path))
-          if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+          if (ModuleSymbolizer *M =
+                  Consider(P->tryCandidate(Path, BuildId, SymbolTableOnly)))
             return M;
+    if (System && SystemPick)
+      return SystemPick; // no need to scan the directories
+
     for (size_t I = 0; I < Dirs.size(); ++I) {
       if (!Scanned[I]) {
         P->scan(Dirs[I], MaxDepth);
@@ -1410,16 +1621,24 @@ Expected<ModuleSymbolizer *> ElfBinaryLocator::find(StringRef BuildId) {
     auto IdxIt = P->ScanIndex.find(Key);
     if (IdxIt != P->ScanIndex.end())
       for (const std::string &Path : IdxIt->second)
-        if (ModuleSymbolizer *M = Consider(P->tryCandidate(Path, BuildId)))
+        if (ModuleSymbolizer *M =
+                Consider(P->tryCandidate(Path, BuildId, SymbolTableOnly)))
           return M;
-    return nullptr;
+    return System ? SystemPick : nullptr;
   };
-  if (ModuleSymbolizer *M = Search(P->SearchDirs, P->Scanned, MaxScanDepth))
+  if (ModuleSymbolizer *M = Search(P->SearchDirs, P->Scanned, MaxScanDepth,
+                                   /*System=*/false))
     return Finish(M);
+  // A system file the profiled process loaded.
+  if (SystemPick)
+    return Finish(nullptr);
   // The system's directories, their own files only.
-  if (ModuleSymbolizer *M =
-          Search(P->SystemDirs, P->SystemScanned, /*MaxDepth=*/0))
-    return Finish(M);
+  if (ModuleSymbolizer *M = Search(P->SystemDirs, P->SystemScanned,
+                                   /*MaxDepth=*/0, /*System=*/true))
+    return Finish(M == SystemPick ? nullptr : M);
+  // A system module is not fetched: its symbol table names it.
+  if (Cheap && Fallback && Fallback->symbolTableOnly())
+    return Finish(nullptr);
   // Last, debuginfod: the executable, unless one was found here, then its
   // debug file when what was found has no DWARF. After a server failed,
   // only the cache is looked at.
@@ -1497,6 +1716,18 @@ void ElfBinaryLocator::addModulePath(StringRef BuildId, StringRef Path) {
 
 void ElfBinaryLocator::useDebuginfod(std::unique_ptr<DebuginfodClient> C) {
   P->Debuginfod = std::move(C);
+}
+
+void ElfBinaryLocator::saveSymbolCache() {
+  if (!P->SymCache)
+    return;
+  for (const std::unique_ptr<ElfModule> &M : P->Owned)
+    if (std::optional<SymbolCacheEntry> E = M->cacheEntry()) {
+      P->SymCache->store(*E);
+      M->markSaved();
+    }
+  for (std::string &N : P->SymCache->takeNotes())
+    P->Notes.push_back(std::move(N));
 }
 
 std::vector<std::string> ElfBinaryLocator::notes() const {

@@ -154,6 +154,22 @@ void addModuleSearchOptions(CLI::App &App, ModuleSearch &S) {
                "nothing else provides, nor use the recorded paths inside them "
                "(searched by default: libc and libstdc++ frames are named "
                "when the profile was made on this machine)");
+  App.add_flag("--system-dwarf", S.SystemDwarf,
+               "Symbolize modules found only in the system's directories "
+               "(libc, libstdc++, ...) with their DWARF too: inline chains, "
+               "files and lines (by default their symbol tables name their "
+               "frames, which is much faster; the program's own modules "
+               "always get DWARF)");
+  App.add_flag("--no-symbol-cache", S.NoSymbolCache,
+               "Neither read nor write the symbol cache (frames of modules "
+               "symbolized before, kept by build id; also "
+               "MEMPROF_SYMBOL_CACHE=off)");
+  App.add_option("--symbol-cache-dir", S.SymbolCacheDir,
+                 "The symbol cache's directory (default: "
+                 "$MEMPROF_SYMBOL_CACHE, else $XDG_CACHE_HOME/memprof, else "
+                 "~/.cache/memprof)")
+      ->allow_extra_args(false)
+      ->type_name("DIR");
   App.add_flag("--no-debuginfod", S.NoDebuginfod,
                "Do not fetch missing modules from the debuginfod servers in "
                "DEBUGINFOD_URLS (asked last, when the variable is set; "
@@ -178,6 +194,7 @@ Report loadReport(const std::vector<std::string> &Inputs,
   auto R = (*L)->build(Opts);
   if (!R)
     fatal("", R.takeError());
+  (*L)->saveSymbolCache();
   for (const std::string &N : (*L)->notes())
     warning("", N);
   return std::move(*R);

@@ -69,6 +69,15 @@ def parse_args(argv):
                    help="as memprof-merge")
     p.add_argument("--no-debuginfod", action="store_true",
                    help="as memprof-merge")
+    p.add_argument("--system-dwarf", action="store_true",
+                   help="as memprof-merge: system modules with DWARF too")
+    p.add_argument("--symbol-cache-dir", metavar="DIR",
+                   help="the symbol cache every worker reads and writes "
+                   "(default: each worker's own, as memprof-merge; a "
+                   "directory all the workers' machines share makes each "
+                   "module symbolized once)")
+    p.add_argument("--no-symbol-cache", action="store_true",
+                   help="as memprof-merge")
     p.add_argument("--memprof-full-schema", action="store_true",
                    help="as memprof-merge: the outputs keep all 27 fields")
     p.add_argument("--workers", type=int, default=os.cpu_count() or 1,
@@ -340,6 +349,12 @@ def main(argv):
         options.append("--no-system-dirs")
     if a.no_debuginfod:
         options.append("--no-debuginfod")
+    if a.system_dwarf:
+        options.append("--system-dwarf")
+    if a.no_symbol_cache:
+        options.append("--no-symbol-cache")
+    elif a.symbol_cache_dir:
+        options += ["--symbol-cache-dir", os.path.abspath(a.symbol_cache_dir)]
     # Partial merges keep every field (--memprof-full-schema) for the next
     # level; the final one writes the schema asked for, which memprof-merge
     # would otherwise take from its full-schema inputs.

@@ -482,9 +482,11 @@ int main(int argc, char **argv) {
   }
   // What the search for binaries met (files refused, debuginfod), also
   // when the merge fails: it may be why.
-  if (Locator)
+  if (Locator) {
+    Locator->saveSymbolCache();
     for (const std::string &N : Locator->notes())
       tool::warning("", N);
+  }
   Rep.Used = Used;
   if (Bad && FailureMode == "any") {
     WriteReport(false);

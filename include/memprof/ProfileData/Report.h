@@ -351,6 +351,9 @@ public:
   llvm::Expected<Report> build(const ReportOptions &Opts);
   /// Recoverable problems met on the way (skipped files, DWARF errors).
   std::vector<std::string> notes() const;
+  /// Keeps the frames symbolized so far in the symbol cache (if any); its
+  /// problems join notes().
+  void saveSymbolCache();
 
 private:
   ReportLoader() = default;

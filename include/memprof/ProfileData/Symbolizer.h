@@ -22,6 +22,7 @@
 namespace memprof {
 
 class DebuginfodClient;
+class SymbolCache;
 
 /// One executable segment of the profiled process (raw segment entry).
 struct SegmentInfo {
@@ -107,6 +108,13 @@ struct ModuleSearch {
   std::vector<std::string> DebugDirs;        ///< --debug-dir
   bool NoSystemDirs = false; ///< --no-system-dirs: nor recorded paths there
   bool NoDebuginfod = false; ///< --no-debuginfod
+  /// --system-dwarf: modules found only in the system's directories are
+  /// symbolized with their DWARF (inline chains, lines) too; by default
+  /// their symbol tables name them.
+  bool SystemDwarf = false;
+  bool NoSymbolCache = false; ///< --no-symbol-cache
+  /// --symbol-cache-dir; empty: SymbolCache::defaultDir().
+  std::string SymbolCacheDir;
 };
 
 /// ELF binaries: the --profiled-binary files (indexed by their build ids up
@@ -121,6 +129,13 @@ public:
   static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
   create(const std::vector<std::string> &ProfiledBinaries,
          const std::vector<std::string> &SearchDirs);
+  /// The same with a symbol cache (may be null): modules already
+  /// symbolized in an earlier run take their frames from it, and
+  /// saveSymbolCache() keeps this run's.
+  static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
+  create(const std::vector<std::string> &ProfiledBinaries,
+         const std::vector<std::string> &SearchDirs,
+         std::unique_ptr<SymbolCache> Cache);
   /// The same with the profiled binaries already in memory (tests, fuzzing);
   /// each buffer's identifier stands for its path in messages.
   static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
@@ -129,7 +144,9 @@ public:
   /// As the tools search: \p S's binaries and directories, then the
   /// system's directories (or, with NoSystemDirs, no recorded path inside
   /// them), then the debuginfod servers of DEBUGINFOD_URLS unless
-  /// NoDebuginfod.
+  /// NoDebuginfod; a module found in the system's directories only is
+  /// named from its symbol table unless SystemDwarf. The symbol cache is
+  /// SymbolCacheDir, else SymbolCache::defaultDir(), unless NoSymbolCache.
   static llvm::Expected<std::unique_ptr<ElfBinaryLocator>>
   create(const ModuleSearch &S);
   ~ElfBinaryLocator() override;
@@ -168,6 +185,10 @@ public:
   /// recoverable DWARF errors (bounded per file); then what debuginfod could
   /// not provide. For a caller to print.
   std::vector<std::string> notes() const;
+  /// Writes the frames of the modules that met new addresses into the
+  /// symbol cache, if there is one; its problems join notes(). Call once
+  /// symbolization is done (again later if more was symbolized).
+  void saveSymbolCache();
 
   /// The build ids (raw bytes) of the profiled binaries, in the order given.
   std::vector<std::string> profiledBuildIds() const;
