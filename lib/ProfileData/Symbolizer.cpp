@@ -1,7 +1,8 @@
 //===- Symbolizer.cpp - ELF/DWARF symbolization of profiled PCs -----------===//
 //
-// DWARF lookups go through LLVM's SymbolizableObjectFile exactly as LLVM's
-// RawMemProfReader calls it, so frames agree with llvm-profdata bit for bit.
+// DWARF lookups ask LLVM's DWARFContext exactly what LLVM's RawMemProfReader
+// asks it (through SymbolizableObjectFile), so frames agree with
+// llvm-profdata bit for bit.
 // Everything read from a file is untrusted: LLVM's recoverable DWARF errors
 // are collected as notes, every Expected is checked, and a candidate file
 // that cannot be read is skipped rather than trusted.
@@ -25,7 +26,6 @@
 #include "llvm/DebugInfo/DWARF/DWARFDataExtractor.h"
 #include "llvm/DebugInfo/DWARF/DWARFFormValue.h"
 #include "llvm/DebugInfo/DWARF/DWARFUnit.h"
-#include "llvm/DebugInfo/Symbolize/SymbolizableObjectFile.h"
 #include "llvm/Object/BuildID.h"
 #include "llvm/Object/ELFObjectFile.h"
 #include "llvm/Object/ObjectFile.h"
@@ -397,7 +397,9 @@ struct CodeSymbol {
   uint64_t Addr = 0;
   uint64_t End = 0; // exclusive
   uint64_t SectionEnd = 0;
-  std::string Name;
+  /// Into the module's string table, which the module keeps mapped: a
+  /// library's tens of thousands of symbols are not copied.
+  StringRef Name;
   bool IsFunc = false;
   uint8_t BindingRank = 0; // GLOBAL 2, WEAK 1, LOCAL 0
   bool SizeKnown = false;
@@ -488,7 +490,8 @@ private:
   std::string Path;
   std::unique_ptr<MemoryBuffer> Buffer;
   std::unique_ptr<object::ObjectFile> Obj;
-  std::unique_ptr<symbolize::SymbolizableObjectFile> Module;
+  /// The DWARF (an empty context where it is not used).
+  std::unique_ptr<DWARFContext> DwarfOwned;
   std::unique_ptr<NoteSink> Sink; // referenced by the DWARF error handlers
   std::string BuildId;
   bool HasDwarf = false;
@@ -498,7 +501,7 @@ private:
   bool Loaded = false;           // loadDwarf() ran
   bool LoadFailed = false;       // ... and failed (an adopted module only)
   bool Dirty = false;            // frames found this run that the cache lacks
-  DWARFContext *Dwarf = nullptr; // owned by Module; null without DWARF
+  DWARFContext *Dwarf = nullptr; // DwarfOwned; null without DWARF
   std::vector<ExecSegment> ExecSegments;
   // Built on the first symbol-table lookup: addresses with DWARF never need it.
   mutable bool SymbolsBuilt = false;
@@ -666,13 +669,7 @@ Error ElfModule::loadDwarf(bool ReadDwarf) {
 
   if (M->HasDwarf)
     M->Dwarf = Dwarf.get();
-  Expected<std::unique_ptr<symbolize::SymbolizableObjectFile>> ModOr =
-      symbolize::SymbolizableObjectFile::create(M->Obj.get(), std::move(Dwarf),
-                                                /*UntagAddresses=*/false);
-  if (!ModOr)
-    return fileError(ErrorCode::Symbolization, Path,
-                     "cannot read symbols: " + toString(ModOr.takeError()));
-  M->Module = std::move(*ModOr);
+  M->DwarfOwned = std::move(Dwarf);
   return Error::success();
 }
 
@@ -793,7 +790,7 @@ void ElfModule::buildSymbolTable() const {
     S.SectionEnd = Sec.sh_addr + Sec.sh_size;
     if (S.SectionEnd < Sec.sh_addr)
       S.SectionEnd = ~0ULL;
-    S.Name = Name.str();
+    S.Name = Name;
     S.IsFunc = Type != ELF::STT_NOTYPE;
     uint8_t Binding = Sym.getBinding();
     S.BindingRank = Binding == ELF::STB_GLOBAL ? 2
@@ -895,12 +892,17 @@ PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
     // names come as absolute paths instead of raw line-table entries: frames
     // do not depend on file names, and the runtime check looks only at the
     // base name, which both kinds share.
-    DIInliningInfo Info = Module->symbolizeInlinedCode(
+    // What SymbolizableObjectFile::symbolizeInlinedCode returns without
+    // the symbol table: its DWARF context's answer. (Made directly, the
+    // symbolizer's own symbol index, a sorted copy of every symbol that
+    // this call never reads, is not built: about a tenth of a merge.) The
+    // section index it would look up first only matters for relocatable
+    // objects, which are refused.
+    DIInliningInfo Info = DwarfOwned->getInliningInfoForAddress(
         {Addr, object::SectionedAddress::UndefSection},
         DILineInfoSpecifier(
             DILineInfoSpecifier::FileLineInfoKind::AbsoluteFilePath,
-            DILineInfoSpecifier::FunctionNameKind::LinkageName),
-        /*UseSymbolTable=*/false);
+            DILineInfoSpecifier::FunctionNameKind::LinkageName));
     const uint32_t NumFrames = Info.getNumberOfFrames();
     if (NumFrames > 0 &&
         Info.getFrame(0).FunctionName != DILineInfo::BadString) {
@@ -942,7 +944,7 @@ PCSymbols ElfModule::symbolizeUncached(uint64_t Addr) const {
   R.Status = HasDwarf ? PCSymbols::NoDebugInfo : PCSymbols::Ok;
   SymbolizedFrame SF;
   SF.F = Frame{functionGUID(S->Name), 0, 0, false};
-  SF.FunctionName = S->Name;
+  SF.FunctionName = S->Name.str();
   R.Frames.push_back(std::move(SF));
   return R;
 }

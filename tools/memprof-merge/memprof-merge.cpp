@@ -12,6 +12,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
@@ -651,8 +652,11 @@ int main(int argc, char **argv) {
   }
   Rep.OutputBytes = Bytes.size();
   WriteReport(true);
-  // The symbolizer's DWARF tables take longer to free than the process to
-  // exit; the operating system reclaims them (as clang's -disable-free).
+  // The symbolizer's DWARF tables and the merger's maps take longer to free
+  // than the process to exit; the operating system reclaims them (as
+  // clang's -disable-free). Everything is written: exit without freeing.
   BuryPointer(std::move(Locator));
-  return 0;
+  outs().flush();
+  errs().flush();
+  sys::Process::Exit(0, /*NoCleanup=*/true);
 }
