@@ -12,6 +12,12 @@
 #   MEMPROF_BENCH_WORK   work directory (default bench/work, git-ignored)
 #   MEMPROF_BENCH_BUILD  memprof build directory (default build-bench)
 #   MEMPROF_FLEET_INPUTS inputs (default 10000)
+#   MEMPROF_BENCH_NO_SETUP  set: skip scripts/setup.sh (dependencies installed)
+#
+# Tools that have the symbol cache (docs/memprof-merge.md#symbol-cache) are
+# also measured with it off, cold (an empty directory) and warm (the
+# directory the cold run filled), all workers sharing it; the cache never
+# leaves the work directory.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,10 +27,13 @@ N=${MEMPROF_FLEET_INPUTS:-10000}
 BIN=$BUILD/bin
 
 log() { printf 'fleet-bench: %s\n' "$*" >&2; }
-bash "$ROOT/scripts/setup.sh" >&2
+[ -n "${MEMPROF_BENCH_NO_SETUP:-}" ] || bash "$ROOT/scripts/setup.sh" >&2
 [ -x "$BIN/memprof-fleet" ] || { log "error: no $BIN/memprof-fleet; build first"; exit 1; }
 
 rm -rf "$WORK" && mkdir -p "$WORK" && cd "$WORK"
+export MEMPROF_SYMBOL_CACHE="$WORK/default-cache" # never the user's
+CACHE=""
+"$BIN/memprof-fleet" --help 2>/dev/null | grep -q -- --symbol-cache-dir && CACHE=yes
 CFLAGS=(-fmemory-profile -gmlt -fdebug-info-for-profiling -fno-omit-frame-pointer -O2)
 clang++-22 "${CFLAGS[@]}" -fprofile-generate "$ROOT/lit-tests/memprof-show/Inputs/grow.cpp" -o a
 clang++-22 "${CFLAGS[@]}" -O1 "$ROOT/lit-tests/memprof-show/Inputs/grow.cpp" -o b
@@ -53,6 +62,18 @@ chmod +x merge-both.sh
   printf 'fleet-2w-s64 %s\n' "$(printf '%q ' env DASK_TEMPORARY_DIRECTORY="$WORK/dask" \
     "$BIN/memprof-fleet" f/in --output-dir out-s64 --profiled-binary a \
     --profiled-binary b --no-system-dirs --workers 2 --progress off --shard-size 64)"
+  if [ -n "$CACHE" ]; then
+    for mode in off cold warm; do
+      opt=(--symbol-cache-dir "$WORK/fleet-cache")
+      [ "$mode" = off ] && opt=(--no-symbol-cache)
+      pre=true
+      [ "$mode" = cold ] && pre="rm -rf $WORK/fleet-cache"
+      printf 'fleet-2w-%s %s\n' "$mode" "$(printf '%q ' sh -c "$pre && exec \"\$@\"" sh \
+        env DASK_TEMPORARY_DIRECTORY="$WORK/dask" "$BIN/memprof-fleet" f/in \
+        --output-dir "out-$mode" --profiled-binary a --profiled-binary b \
+        --no-system-dirs --workers 2 --progress off "${opt[@]}")"
+    done
+  fi
 } > spec
 python3 "$ROOT/bench/measure.py" 1 . < spec | tee times.txt >&2
 python3 - "$WORK" <<'EOPY' | tee "$WORK/../fleet-results.md"
@@ -74,6 +95,12 @@ print("| memprof-merge -j2, one call per program | %.2f s | %.2f s | 1.00x |" % 
 print("| memprof-fleet, 2 workers, default shards (one a worker and program) | %.2f s | %.2f s | %.2fx |" % (fw, fc, fw / mw))
 print("| memprof-fleet, 2 workers, shards of 64 | %.2f s | | %.2fx |" % (sw, sw / mw))
 print("| memprof-fleet, 2 workers, 2 inputs (the fixed cost) | %.2f s | | |" % tw)
+for mode in ("off", "cold", "warm"):
+    k = "fleet-2w-" + mode
+    if k in t:
+        w_, c_ = float(t[k][0]), float(t[k][1])
+        print("| memprof-fleet, 2 workers, symbol cache %s | %.2f s | %.2f s | %.2fx |"
+              % (mode, w_, c_, w_ / mw))
 peaks = sorted(r["workers"].values())
 per_input = 2 * (fw - tw) / r["inputs"]  # worker-seconds
 print()
@@ -84,6 +111,16 @@ print("%d inputs (%.1f MiB). Peak memory of a worker's memprof tools: %s MiB "
                      for l in open(os.path.join(w, "f", n + ".list"))) / 2**20,
                      ", ".join("%.0f" % (p / 1024) for p in peaks), mr / 1024,
                      "yes" if same else "NO", 1000 * per_input))
+modes = [m for m in ("off", "cold", "warm") if os.path.isdir(os.path.join(w, "out-" + m))]
+if modes:
+    def outs(d):
+        d = os.path.join(w, d)
+        return {n: open(os.path.join(d, n), "rb").read()
+                for n in os.listdir(d) if n.endswith(".profdata")}
+    base = outs("out")
+    print()
+    print("Outputs with the symbol cache %s identical to the default run's: %s."
+          % ("/".join(modes), "yes" if all(outs("out-" + m) == base for m in modes) else "NO"))
 print()
 print("PER_INPUT_WORKER_SECONDS %.6f FIXED_SECONDS %.2f" % (per_input, tw))
 EOPY
