@@ -23,6 +23,9 @@
 #                           also run once with them, for a before/after table
 #                           (their --to-json is the old layout)
 set -euo pipefail
+# Every run symbolizes afresh, as these figures always have (and nothing is
+# written to ~/.cache): bench/symcache-bench.sh measures the symbol cache.
+export MEMPROF_SYMBOL_CACHE=off
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${MEMPROF_BENCH_WORK:-$ROOT/bench/work}

@@ -33,6 +33,9 @@
 #                          one write per 64 bytes falls under clang's 0.05
 #                          accesses/byte/s)
 set -euo pipefail
+# Every run symbolizes afresh, as these figures always have (and nothing is
+# written to ~/.cache): bench/symcache-bench.sh measures the symbol cache.
+export MEMPROF_SYMBOL_CACHE=off
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)

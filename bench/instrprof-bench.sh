@@ -19,6 +19,9 @@
 #   MEMPROF_SQLITE_SRC   a directory holding sqlite3.c, sqlite3.h and
 #                        (test/)speedtest1.c, instead of bench/work/sqlite
 set -euo pipefail
+# Every run symbolizes afresh, as these figures always have (and nothing is
+# written to ~/.cache): bench/symcache-bench.sh measures the symbol cache.
+export MEMPROF_SYMBOL_CACHE=off
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${MEMPROF_BENCH_WORK:-$ROOT/bench/work/instrprof}

@@ -18,6 +18,9 @@
 #   MEMPROF_BENCH_REPS   rounds of each test suite; the best time is kept
 #                        (default 3)
 set -euo pipefail
+# Every run symbolizes afresh, as these figures always have (and nothing is
+# written to ~/.cache): bench/symcache-bench.sh measures the symbol cache.
+export MEMPROF_SYMBOL_CACHE=off
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${MEMPROF_BENCH_WORK:-$ROOT/bench/work/jsoncpp}

@@ -411,7 +411,13 @@ void SymbolCache::store(const SymbolCacheEntry &E) {
     sys::fs::remove(Temp);
     return Fail("rename " + Temp + " to " + Final, EC);
   }
-  evict();
+  Stored = true;
+}
+
+void SymbolCache::prune() {
+  if (Stored)
+    evict();
+  Stored = false;
 }
 
 void SymbolCache::evict() {

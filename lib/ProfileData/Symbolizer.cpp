@@ -1728,6 +1728,7 @@ void ElfBinaryLocator::saveSymbolCache() {
       P->SymCache->store(*E);
       M->markSaved();
     }
+  P->SymCache->prune();
   for (std::string &N : P->SymCache->takeNotes())
     P->Notes.push_back(std::move(N));
 }

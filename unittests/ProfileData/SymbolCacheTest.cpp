@@ -214,6 +214,7 @@ TEST(SymbolCache, EvictsBeyondTheBound) {
   for (int I = 0; I < 10; ++I) {
     E.BuildId[0] = char(I + 1);
     C.store(E);
+    C.prune();
   }
   SmallString<128> Dir(D.Path);
   sys::path::append(Dir, "symbols-v1");

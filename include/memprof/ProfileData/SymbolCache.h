@@ -74,10 +74,12 @@ public:
   /// store()).
   std::optional<SymbolCacheEntry>
   load(llvm::StringRef BuildId, uint64_t FileSizeBytes, bool SymbolTableOnly);
-  /// Writes \p E atomically (a temporary file renamed into place), then
-  /// evicts the least recently used entries while the directory holds more
-  /// than the bound.
+  /// Writes \p E atomically (a temporary file renamed into place).
   void store(const SymbolCacheEntry &E);
+  /// After the stores of a run: evicts the least recently used entries
+  /// while the directory holds more than the bound (once a run, not once
+  /// an entry: the directory is listed each time).
+  void prune();
 
   llvm::StringRef dir() const { return Dir; }
   /// Problems met (damaged entries, a directory that cannot be written),
@@ -96,6 +98,7 @@ private:
   std::vector<std::string> Notes;
   std::set<std::string> Ignored; // entries noted as ignored, each once
   bool WriteFailed = false;
+  bool Stored = false; // since the last prune()
 };
 
 } // namespace memprof
