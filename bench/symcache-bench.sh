@@ -83,22 +83,23 @@ OUT=$WORK/symcache-out
 rm -rf "$OUT" && mkdir -p "$OUT"
 WARM=$OUT/warm-cache     # filled before the rounds, then only read
 WARM50=$OUT/warm-cache-50
-COLD=$OUT/cold-cache     # emptied before every run (inside the timed command)
+COLD=$OUT/cold-cache     # a new directory for every run: COLD/<pid of its shell>
 SPEC=$OUT/spec.txt
-# Every command runs under sh -c, so that the cold runs' `rm -rf` costs the
-# same shell start as every other command.
+# Every command runs under sh -c, so that all pay the same shell start (the
+# cold runs need the shell's pid for a fresh directory: no `rm` process is
+# timed).
 cmd() { local name=$1; shift; printf '%s %q %q %q\n' "$name" sh -c "$*" >>"$SPEC"; }
 : >"$SPEC"
 B="--profiled-binary $ST"
 cmd llvm-1        "$LLVM_PROFDATA merge $ONE $B -o $OUT/llvm-1.profdata"
-cmd mm-cold       "rm -rf $COLD; MEMPROF_SYMBOL_CACHE=$COLD $MM $ONE $B -o $OUT/mm-cold.profdata"
+cmd mm-cold       "MEMPROF_SYMBOL_CACHE=$COLD/\$\$ $MM $ONE $B -o $OUT/mm-cold.profdata"
 cmd mm-warm       "MEMPROF_SYMBOL_CACHE=$WARM $MM $ONE $B -o $OUT/mm-warm.profdata"
 cmd mm-off        "$MM --no-symbol-cache $ONE $B -o $OUT/mm-off.profdata"
 cmd mm-sysdwarf   "$MM --no-symbol-cache --system-dwarf $ONE $B -o $OUT/mm-sysdwarf.profdata"
-cmd nosys-cold    "rm -rf $COLD; MEMPROF_SYMBOL_CACHE=$COLD $MM --no-system-dirs --no-names $ONE $B -o $OUT/nosys-cold.profdata"
+cmd nosys-cold    "MEMPROF_SYMBOL_CACHE=$COLD/\$\$ $MM --no-system-dirs --no-names $ONE $B -o $OUT/nosys-cold.profdata"
 cmd nosys-warm    "MEMPROF_SYMBOL_CACHE=$WARM $MM --no-system-dirs --no-names $ONE $B -o $OUT/nosys-warm.profdata"
 cmd nosys-off     "$MM --no-symbol-cache --no-system-dirs --no-names $ONE $B -o $OUT/nosys-off.profdata"
-cmd mm50-cold     "rm -rf $COLD; MEMPROF_SYMBOL_CACHE=$COLD $MM -j2 ${ALL[*]} $B -o $OUT/mm50-cold.profdata"
+cmd mm50-cold     "MEMPROF_SYMBOL_CACHE=$COLD/\$\$ $MM -j2 ${ALL[*]} $B -o $OUT/mm50-cold.profdata"
 cmd mm50-warm     "MEMPROF_SYMBOL_CACHE=$WARM50 $MM -j2 ${ALL[*]} $B -o $OUT/mm50-warm.profdata"
 cmd mm50-off      "$MM --no-symbol-cache -j2 ${ALL[*]} $B -o $OUT/mm50-off.profdata"
 log "warming the caches"

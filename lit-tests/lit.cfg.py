@@ -64,6 +64,12 @@ import glob
 if glob.glob("/usr/lib/debug/.build-id/*/*.debug"):
     config.available_features.add("system-debug-files")
 
+# Running a command as nobody (setpriv, as root): what a user who may not
+# write a directory sees, which root itself never does.
+import shutil as _shutil
+if hasattr(os, "geteuid") and os.geteuid() == 0 and _shutil.which("setpriv"):
+    config.available_features.add("setpriv-nobody")
+
 # Oracles and the compiler under their Debian names.
 config.substitutions.append(("%clangxx", "clang++-22"))
 config.substitutions.append(("%clang", "clang-22"))

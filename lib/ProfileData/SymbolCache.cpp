@@ -385,7 +385,11 @@ void SymbolCache::store(const SymbolCacheEntry &E) {
                      "; symbolized frames are not kept for the next run")
                         .str());
   };
-  if (std::error_code EC = sys::fs::create_directories(Dir))
+  // As the umask allows, like the entries: a cache that workers of several
+  // users share must be readable by all of them.
+  if (std::error_code EC =
+          sys::fs::create_directories(Dir, /*IgnoreExisting=*/true,
+                                      sys::fs::all_all))
     return Fail("create " + Dir, EC);
   std::string Final =
       entryPath(Dir, E.BuildId, E.FileSizeBytes, E.SymbolTableOnly);
