@@ -49,7 +49,8 @@ namespace rt {
 
 GlobalState G = {0,     0,     0,     false, 0,
                  0,     {64, true, 0, false, 0, false,
-                                HistogramMaxBytesDefault, -1, true, UnwindMode::Hybrid},
+                                HistogramMaxBytesDefault, -1, true, UnwindMode::Hybrid,
+                                true, false},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
@@ -939,8 +940,9 @@ MEMPROF_ALWAYS_INLINE uint32_t contextOf(const void *Frame) {
   else
     Lo = Sp;
   if (Mode != UnwindMode::Fp)
-    return captureStackIdCfi(G.Opts.MaxStackDepth, Frame, Lo, Hi,
-                             Mode == UnwindMode::Hybrid);
+    return captureStackIdCfi(
+        G.Opts.MaxStackDepth, Frame, Lo, Hi, Mode == UnwindMode::Hybrid,
+        G.Opts.CaptureMemo ? threadMemo(T, G.Opts.MaxStackDepth) : nullptr);
   return captureStackId(G.Opts.MaxStackDepth, Frame, Lo, Hi);
 }
 

@@ -160,22 +160,137 @@ CodeClass RuleCache::classify(const cfi::Tables &T, uintptr_t Target) {
   return CodeClass::Cfi;
 }
 
+namespace {
+
+/// A frame's state: the registers the walk needs.
+struct State {
+  uintptr_t Pc, Sp, Rbp;
+  /// Pc is an interrupted instruction (the frame below was the kernel's
+  /// signal frame), not a return address.
+  bool Interrupted;
+};
+
+/// What one step read from the stack, for a memo to check later.
+struct StepInfo {
+  int32_t RbpOffset; ///< where the caller's rbp was read, from the CFA; 0: not
+  bool Signal;       ///< crossed a signal frame (read a ucontext_t)
+};
+
+/// Steps the frame \p S (its Pc already recorded) to its caller's state;
+/// false with \p Why where the walk ends. Every walk, with a memo or
+/// without, steps through here, so the two agree by construction.
+inline __attribute__((always_inline)) bool step(RuleCache *Cache, bool Hybrid, State &S,
+                                uintptr_t StackLo, uintptr_t StackHi,
+                                End &Why, StepInfo &Info) {
+  // The rule of a frame that keeps its frame pointer.
+  cfi::Rule R;
+  const uintptr_t Pc = S.Pc, Sp = S.Sp, Rbp = S.Rbp;
+  const bool Interrupted = S.Interrupted;
+  const uintptr_t Key = Interrupted ? Pc | (uintptr_t(1) << 63) : Pc;
+  const uintptr_t Target = Interrupted ? Pc : Pc - 1;
+  // An interrupted frame may stand anywhere in its function, even in a
+  // prologue: only its CFI rule says where its caller's state is.
+  CodeClass Class = Hybrid && !Interrupted ? Cache->classOf(Target)
+                                           : CodeClass::Cfi;
+  if (Class == CodeClass::FramePointer) {
+    R.K = cfi::Kind::CfaRbp;
+    R.CfaOffset = 16;
+    R.RbpOffset = -16;
+  } else if (!Cache || !Cache->lookup(Key, R)) {
+    cfi::Tables T;
+    const bool Known = tablesAt(Pc, T);
+    if (Known && T.Hdr && Class == CodeClass::Unknown)
+      Class = Cache->classify(T, Target);
+    if (Class == CodeClass::FramePointer) {
+      R.K = cfi::Kind::CfaRbp;
+      R.CfaOffset = 16;
+      R.RbpOffset = -16;
+    } else if (!Known || !T.Hdr) {
+      R.K = cfi::Kind::NoFde;
+    } else { // a return address: the call is the instruction before it
+      R = cfi::findRule(T, Target);
+    }
+    // PCs in no module are not cached: code may be loaded there later.
+    if (Cache && Known && Class != CodeClass::FramePointer)
+      Cache->insert(Key, R);
+  }
+  uintptr_t Cfa;
+  // The two usual rules first, without the switch's indirect jump (a
+  // misprediction whenever consecutive frames differ in kind).
+  const bool Usual = R.K == cfi::Kind::CfaRsp || R.K == cfi::Kind::CfaRbp;
+  if (__builtin_expect(Usual, 1)) {
+    Cfa = (R.K == cfi::Kind::CfaRbp ? Rbp : Sp) +
+          uintptr_t(intptr_t(R.CfaOffset));
+  } else {
+    switch (R.K) {
+    case cfi::Kind::NoFde:
+      // Code without CFI: its frame pointer, when rbp looks like one.
+      if ((Rbp & 7) || Rbp < Sp || Rbp >= StackHi - 16 || Rbp < StackLo) {
+        Why = End::NoModule;
+        return false;
+      }
+      R.RbpOffset = -16;
+      Cfa = Rbp + 16;
+      break;
+    case cfi::Kind::EndOfStack:
+      Why = End::EndOfStack;
+      return false;
+    case cfi::Kind::SignalFrame: {
+      // The kernel's signal frame (glibc's __restore_rt): after the
+      // handler's return the stack pointer is at the ucontext_t, which
+      // holds the interrupted frame's registers.
+      constexpr size_t Gregs = offsetof(ucontext_t, uc_mcontext.gregs);
+      uintptr_t NewRbp, NewSp, NewPc;
+      if (!readStack(Sp + Gregs + 8 * REG_RBP, StackLo, StackHi, NewRbp) ||
+          !readStack(Sp + Gregs + 8 * REG_RSP, StackLo, StackHi, NewSp) ||
+          !readStack(Sp + Gregs + 8 * REG_RIP, StackLo, StackHi, NewPc) ||
+          NewSp <= Sp) {
+        Why = End::Bounds;
+        return false;
+      }
+      S.Pc = NewPc;
+      S.Sp = NewSp;
+      S.Rbp = NewRbp;
+      S.Interrupted = true;
+      Info.RbpOffset = 0;
+      Info.Signal = true;
+      return true;
+    }
+    default:
+      Why = End::Rule;
+      return false;
+    }
+  }
+  // The CFA lies above the frame's stack pointer, inside the stack.
+  uintptr_t NewPc, NewRbp = Rbp;
+  if (Cfa <= Sp || Cfa > StackHi ||
+      !readStack(Cfa - 8, StackLo, StackHi, NewPc) ||
+      (R.RbpOffset &&
+       !readStack(Cfa + uintptr_t(intptr_t(R.RbpOffset)), StackLo, StackHi,
+                  NewRbp))) {
+    Why = End::Bounds;
+    return false;
+  }
+  S.Pc = NewPc;
+  S.Sp = Cfa;
+  S.Rbp = NewRbp;
+  S.Interrupted = false;
+  Info.RbpOffset = R.RbpOffset;
+  Info.Signal = false;
+  return true;
+}
+
+} // namespace
+
 unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
               uintptr_t StackLo, uintptr_t StackHi, uint64_t *PCs,
               unsigned Max, End &Why, bool Hybrid) {
-  // The rule of a frame that keeps its frame pointer.
-  cfi::Rule FpRule;
-  FpRule.K = cfi::Kind::CfaRbp;
-  FpRule.CfaOffset = 16;
-  FpRule.RbpOffset = -16;
   if (!Cache)
     Hybrid = false;
+  State S = {Pc, Sp, Rbp, false};
   unsigned N = 0;
-  // A frame interrupted by a signal: its PC is the next instruction to run,
-  // not a return address (looked up as is; cached under another key).
-  bool Interrupted = false;
   for (;;) {
-    if (Pc < 4096) {
+    if (S.Pc < 4096) {
       Why = End::BadPC;
       return N;
     }
@@ -183,91 +298,197 @@ unsigned walk(RuleCache *Cache, uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
       Why = End::Depth;
       return N;
     }
-    PCs[N++] = Pc;
-    cfi::Rule R;
-    const uintptr_t Key = Interrupted ? Pc | (uintptr_t(1) << 63) : Pc;
-    const uintptr_t Target = Interrupted ? Pc : Pc - 1;
-    // An interrupted frame may stand anywhere in its function, even in a
-    // prologue: only its CFI rule says where its caller's state is.
-    CodeClass Class = Hybrid && !Interrupted ? Cache->classOf(Target)
-                                             : CodeClass::Cfi;
-    Interrupted = false;
-    if (Class == CodeClass::FramePointer) {
-      R = FpRule;
-    } else if (!Cache || !Cache->lookup(Key, R)) {
-      cfi::Tables T;
-      const bool Known = tablesAt(Pc, T);
-      if (Known && T.Hdr && Class == CodeClass::Unknown)
-        Class = Cache->classify(T, Target);
-      if (Class == CodeClass::FramePointer)
-        R = FpRule;
-      else if (!Known || !T.Hdr)
-        R.K = cfi::Kind::NoFde;
-      else // a return address: the call is the instruction before it
-        R = cfi::findRule(T, Target);
-      // PCs in no module are not cached: code may be loaded there later.
-      if (Cache && Known && Class != CodeClass::FramePointer)
-        Cache->insert(Key, R);
-    }
-    uintptr_t Cfa;
-    // The two usual rules first, without the switch's indirect jump (a
-    // misprediction whenever consecutive frames differ in kind).
-    const bool Usual = R.K == cfi::Kind::CfaRsp || R.K == cfi::Kind::CfaRbp;
-    if (__builtin_expect(Usual, 1)) {
-      Cfa = (R.K == cfi::Kind::CfaRbp ? Rbp : Sp) +
-            uintptr_t(intptr_t(R.CfaOffset));
-    } else {
-      switch (R.K) {
-      case cfi::Kind::NoFde:
-        // Code without CFI: its frame pointer, when rbp looks like one.
-        if ((Rbp & 7) || Rbp < Sp || Rbp >= StackHi - 16 || Rbp < StackLo) {
-          Why = End::NoModule;
-          return N;
-        }
-        R.RbpOffset = -16;
-        Cfa = Rbp + 16;
-        break;
-      case cfi::Kind::EndOfStack:
-        Why = End::EndOfStack;
-        return N;
-      case cfi::Kind::SignalFrame: {
-        // The kernel's signal frame (glibc's __restore_rt): after the
-        // handler's return the stack pointer is at the ucontext_t, which
-        // holds the interrupted frame's registers.
-        constexpr size_t Gregs = offsetof(ucontext_t, uc_mcontext.gregs);
-        uintptr_t NewRbp, NewSp, NewPc;
-        if (!readStack(Sp + Gregs + 8 * REG_RBP, StackLo, StackHi, NewRbp) ||
-            !readStack(Sp + Gregs + 8 * REG_RSP, StackLo, StackHi, NewSp) ||
-            !readStack(Sp + Gregs + 8 * REG_RIP, StackLo, StackHi, NewPc) ||
-            NewSp <= Sp) {
-          Why = End::Bounds;
-          return N;
-        }
-        Pc = NewPc;
-        Sp = NewSp;
-        Rbp = NewRbp;
-        Interrupted = true;
-        continue;
-      }
-      default:
-        Why = End::Rule;
-        return N;
-      }
-    }
-    // The CFA lies above the frame's stack pointer, inside the stack.
-    uintptr_t NewPc, NewRbp = Rbp;
-    if (Cfa <= Sp || Cfa > StackHi ||
-        !readStack(Cfa - 8, StackLo, StackHi, NewPc) ||
-        (R.RbpOffset &&
-         !readStack(Cfa + uintptr_t(intptr_t(R.RbpOffset)), StackLo, StackHi,
-                    NewRbp))) {
-      Why = End::Bounds;
+    PCs[N++] = S.Pc;
+    StepInfo Info;
+    if (!step(Cache, Hybrid, S, StackLo, StackHi, Why, Info))
       return N;
-    }
-    Pc = NewPc;
-    Sp = Cfa;
-    Rbp = NewRbp;
   }
+}
+
+namespace {
+
+inline void setFrame(MemoFrame &F, const State &S) {
+  F.Pc = S.Pc;
+  F.Sp = S.Sp;
+  F.Rbp = S.Rbp;
+  F.Flags = S.Interrupted ? MemoInterrupted : 0;
+  F.RbpOffset = 0;
+}
+
+/// Walks by rule from \p S, recording each frame's state in \p Out, until
+/// the walk ends or \p N reaches \p Max. A frame whose step ended the walk
+/// or crossed a signal frame is a barrier.
+inline __attribute__((always_inline)) unsigned
+walkRecording(RuleCache *Cache, bool Hybrid, State S, uintptr_t StackLo,
+              uintptr_t StackHi, uint64_t *PCs, unsigned &N, unsigned Max,
+              End &Why, MemoFrame *Out) {
+  unsigned K = 0;
+  for (;;) {
+    if (S.Pc < 4096) {
+      Why = End::BadPC;
+      return K;
+    }
+    if (N == Max) {
+      Why = End::Depth;
+      return K;
+    }
+    PCs[N++] = S.Pc;
+    MemoFrame &F = Out[K++];
+    setFrame(F, S);
+    StepInfo Info;
+    if (!step(Cache, Hybrid, S, StackLo, StackHi, Why, Info)) {
+      F.Flags |= MemoBarrier;
+      return K;
+    }
+    F.RbpOffset = Info.RbpOffset;
+    if (Info.Signal)
+      F.Flags |= MemoBarrier;
+  }
+}
+
+/// Recomputes the hashes of \p F[From..N) from the one below.
+inline void rehash(MemoFrame *F, unsigned From, unsigned N) {
+  uint64_t H = From ? F[From - 1].Hash : HashSeed;
+  for (unsigned I = From; I < N; ++I)
+    F[I].Hash = H = hashFromRoot(H, F[I].Pc - 1);
+}
+
+} // namespace
+
+unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
+                  uintptr_t Rbp, uintptr_t StackLo, uintptr_t StackHi,
+                  uint64_t *PCs, unsigned Max, End &Why, bool Hybrid,
+                  MemoResult &Res) {
+  if (!Cache)
+    Hybrid = false;
+  if (Max > M.Cap)
+    Max = M.Cap;
+  const uint32_t Gen = Cache ? Cache->generation() : 0;
+  MemoFrame *const F = M.Frames, *const New = M.Scratch;
+  // The memo's frames are searched from the innermost out, as the walk
+  // goes: both climb the stack.
+  int R = M.NumFrames && M.Generation == Gen && M.StackHi == StackHi
+              ? int(M.NumFrames) - 1
+              : -1;
+  const unsigned OldNum = M.NumFrames;
+  Res.Id = 0;
+  State S = {Pc, Sp, Rbp, false};
+  unsigned N = 0, K = 0;
+  bool Spliced = false;
+  for (;;) {
+    if (S.Pc < 4096) {
+      Why = End::BadPC;
+      break;
+    }
+    if (N == Max) {
+      Why = End::Depth;
+      break;
+    }
+    if (R >= 0) {
+      while (R >= 0 && F[R].Sp < S.Sp)
+        --R;
+      if (R >= 0 && F[R].Sp == S.Sp && F[R].Pc == S.Pc && F[R].Rbp == S.Rbp &&
+          (F[R].Flags & MemoInterrupted) == (S.Interrupted ? MemoInterrupted
+                                                            : 0)) {
+        Spliced = true;
+        break;
+      }
+    }
+    PCs[N++] = S.Pc;
+    MemoFrame &Fr = New[K++];
+    setFrame(Fr, S);
+    StepInfo Info;
+    if (!step(Cache, Hybrid, S, StackLo, StackHi, Why, Info)) {
+      Fr.Flags |= MemoBarrier;
+      break;
+    }
+    Fr.RbpOffset = Info.RbpOffset;
+    if (Info.Signal)
+      Fr.Flags |= MemoBarrier;
+  }
+  Res.Walked = uint16_t(K);
+  Res.Replayed = 0;
+  M.Generation = Gen;
+  M.StackHi = StackHi;
+  if (!Spliced) {
+    // Nothing shared: the memo becomes this walk.
+    for (unsigned I = 0; I < K; ++I)
+      F[I] = New[K - 1 - I];
+    rehash(F, 0, K);
+    M.NumFrames = K;
+    M.Why = Why;
+    M.Id = 0;
+    Res.Hash = K ? F[K - 1].Hash : HashSeed;
+    return N;
+  }
+  // Replays F[R], F[R-1], ... while each step's words hold what they held.
+  // F[V] is the first frame not replayed: its state is exact, and the walk
+  // goes on from it by rule.
+  const unsigned Top = unsigned(R);
+  unsigned V = Top;
+  while (V > 0 && N < Max && !(F[V].Flags & MemoBarrier)) {
+    const MemoFrame &Caller = F[V - 1];
+    const uintptr_t Cfa = Caller.Sp; // Cfa <= StackHi: StackHi is the memo's
+    if (Cfa - 8 < StackLo ||
+        *reinterpret_cast<const uint64_t *>(Cfa - 8) != Caller.Pc)
+      break;
+    if (const int32_t Off = F[V].RbpOffset) {
+      const uintptr_t At = Cfa + uintptr_t(intptr_t(Off));
+      if ((At & 7) || At < StackLo || At > StackHi - 8 ||
+          *reinterpret_cast<const uint64_t *>(At) != Caller.Rbp)
+        break;
+    }
+    PCs[N++] = F[V].Pc;
+    --V;
+  }
+  Res.Replayed = uint16_t(Top - V);
+  // The walk from F[V] by rule: its frames go after this walk's own.
+  unsigned J = 0;
+  if (N == Max) {
+    Why = End::Depth;
+  } else {
+    State From = {F[V].Pc, F[V].Sp, F[V].Rbp,
+                  (F[V].Flags & MemoInterrupted) != 0};
+    J = walkRecording(Cache, Hybrid, From, StackLo, StackHi, PCs, N, Max, Why,
+                      New + K);
+    Res.Walked = uint16_t(K + J);
+  }
+  if (V == 0 && J == 1 && Why == M.Why) {
+    // The common case: the outer frames, their end and their hashes are
+    // the memo's; this walk's own frames go on top of them.
+    uint64_t H = F[Top].Hash;
+    bool Same = K == OldNum - 1 - Top;
+    for (unsigned I = 0; I < K; ++I) {
+      MemoFrame &To = F[Top + 1 + I];
+      const MemoFrame &From = New[K - 1 - I];
+      Same = Same && To.Pc == From.Pc;
+      To = From;
+      To.Hash = H = hashFromRoot(H, From.Pc - 1);
+    }
+    M.NumFrames = Top + 1 + K;
+    if (Same)
+      Res.Id = M.Id;
+    else
+      M.Id = 0;
+    Res.Hash = H;
+    return N;
+  }
+  // Otherwise the memo is rebuilt: the frames walked from F[V] (outermost
+  // first), the replayed F[V+1..Top] moved above them, this walk's own on
+  // top. (F[V] itself was walked again: it is New[K].)
+  const unsigned Kept = Top - V;
+  if (Kept && J != V + 1)
+    __builtin_memmove(F + J, F + V + 1, Kept * sizeof(MemoFrame));
+  for (unsigned I = 0; I < J; ++I)
+    F[I] = New[K + J - 1 - I];
+  for (unsigned I = 0; I < K; ++I)
+    F[J + Kept + I] = New[K - 1 - I];
+  M.NumFrames = J + Kept + K;
+  rehash(F, 0, M.NumFrames);
+  M.Why = Why;
+  M.Id = 0;
+  Res.Hash = M.NumFrames ? F[M.NumFrames - 1].Hash : HashSeed;
+  return N;
 }
 
 } // namespace unwind

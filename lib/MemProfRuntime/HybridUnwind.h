@@ -56,6 +56,11 @@ public:
   void insert(uintptr_t Key, const cfi::Rule &R);
   /// Forgets every rule (modules were loaded or unloaded).
   void invalidate() { __atomic_fetch_add(&Generation, 1, __ATOMIC_RELAXED); }
+  /// Changes whenever rules or classes are forgotten (every dlopen and
+  /// dlclose): what a Memo learned under another generation is not used.
+  uint32_t generation() const {
+    return __atomic_load_n(&Generation, __ATOMIC_ACQUIRE);
+  }
 
   /// The class of the code at \p Target (a call instruction's address):
   /// FramePointer or Cfi in a module known to keep frame pointers, else
@@ -121,6 +126,70 @@ enum class End : uint8_t {
   Bounds,     ///< a CFA or saved register outside the stack bounds
   BadPC,      ///< a return address below 4096
 };
+
+/// One frame of a Memo: its state when the walk reached it, and what its
+/// step to its caller read (the caller's state, one frame further out).
+struct MemoFrame {
+  uint64_t Pc, Sp, Rbp;
+  /// The context's hash up to here from the outermost frame
+  /// (hashFromRoot), so that a walk that shares the outer frames hashes
+  /// only its own.
+  uint64_t Hash;
+  /// The step read the caller's rbp at the caller's Sp (the CFA) plus this;
+  /// 0: the caller's rbp is this frame's.
+  int32_t RbpOffset;
+  uint32_t Flags; ///< MemoInterrupted, MemoBarrier
+};
+/// Pc is an interrupted instruction, reached through a signal frame.
+constexpr uint32_t MemoInterrupted = 1;
+/// The frame's step cannot be checked by a few loads (it crossed a signal
+/// frame, or the walk ended in it): a replay stops at it and steps it anew.
+constexpr uint32_t MemoBarrier = 2;
+
+/// The hash of the depot (StackDepot.cpp), folded from the outermost frame
+/// in: \p H is the hash of the frames outside \p Pc (HashSeed for none).
+constexpr uint64_t HashSeed = 0x9E3779B97F4A7C15ULL;
+inline uint64_t hashFromRoot(uint64_t H, uint64_t Pc) {
+  return ((H << 5 | H >> 59) ^ Pc) * 0x9E3779B97F4A7C15ULL;
+}
+
+/// A thread's last context, frame by frame (docs/runtime.md, "Memoized
+/// capture"): the next walk stops where it reaches a frame of it in the
+/// same state (Pc, stack pointer, rbp) and replays the memo's outer frames,
+/// checking that every stack word each of their steps read still holds what
+/// it held, instead of looking up rules. A walk is a function of its start
+/// state, the rules (fixed for a generation) and the words it reads, so the
+/// replayed frames are the ones a full walk finds; where a word differs
+/// (a frame returned and another took its place), the walk goes on by rule
+/// from the last frame that checked out. One thread's alone: never shared,
+/// never used by a nested capture (the runtime's guard sends a signal
+/// handler's allocation made during a capture straight to glibc).
+struct Memo {
+  uint32_t Cap;       ///< frames in Frames and in Scratch (the depth cap)
+  uint32_t NumFrames; ///< 0: nothing known
+  uint32_t Generation;
+  uint32_t Id;        ///< the depot's id of the context Frames hold; 0: unknown
+  uintptr_t StackHi;  ///< the bound the frames were walked under
+  End Why;            ///< how the walk of Frames ended
+  MemoFrame *Frames;  ///< outermost first
+  MemoFrame *Scratch; ///< the frames a walk finds by rule, innermost first
+};
+
+/// What walkMemo did, for statistics and tests.
+struct MemoResult {
+  uint64_t Hash;     ///< hashFromRoot over the PCs - 1, outermost first
+  uint32_t Id;       ///< the memo's id, when the context is exactly its
+  uint16_t Walked;   ///< frames stepped by rule
+  uint16_t Replayed; ///< frames taken from the memo, each checked
+};
+
+/// walk() with \p M: the same PCs and end, frame for frame. \p M must
+/// have been walked with the same \p Cache, \p Max and \p Hybrid (or be
+/// empty); it then holds this walk's frames.
+unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
+                  uintptr_t Rbp, uintptr_t StackLo, uintptr_t StackHi,
+                  uint64_t *PCs, unsigned Max, End &Why, bool Hybrid,
+                  MemoResult &Res);
 
 /// Walks from the state {Pc, Sp, Rbp} of a frame reached through a return
 /// address (Pc), writing up to \p Max return addresses (Pc first) to \p PCs.

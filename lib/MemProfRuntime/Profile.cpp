@@ -198,6 +198,16 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
       O.Unwind = UnwindMode::Cfi;
     else
       badValue(K, KN, V, VN, "fp, hybrid or cfi", "hybrid");
+  } else if (stringsEqual(K, "capture_memo", KN)) {
+    if (parseBool(V, VN, B))
+      O.CaptureMemo = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "1");
+  } else if (stringsEqual(K, "capture_check", KN)) {
+    if (parseBool(V, VN, B))
+      O.CaptureCheck = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "0");
   } else if (stringsEqual(K, "verbosity", KN)) {
     if (parseUnsigned(V, VN, Num) && Num <= 2)
       O.Verbosity = uint32_t(Num);
@@ -1499,6 +1509,8 @@ __attribute__((constructor(101))) void memprofConstructor(int, char **,
   } else if (Exact < 0) {
     Exact = !isPreloaded() || loadRelaxed(&G.InstrumentedCode);
   }
+  if (G.Opts.CaptureCheck)
+    enableCaptureCheck();
   storeRelaxed(&G.CompactChunks, !Exact);
   storeRelaxed(&G.LayoutChosen, true);
   pthread_atfork(forkPrepare, forkParent, forkChild);
@@ -1528,6 +1540,8 @@ __attribute__((destructor(101))) void memprofDestructor() {
   ScopedTicketLock Guard(DumpMutex);
   if (G.Opts.DumpAtExit && !finished())
     dumpLocked(false, /*AtExit=*/true);
+  if (G.Opts.CaptureCheck)
+    reportCaptureCheck();
   errno = SavedErrno;
   // Later frees (other libraries' destructors) are ignored safely.
   markSlowFree(SlowFreeFinished);

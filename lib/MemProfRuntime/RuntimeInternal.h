@@ -117,6 +117,12 @@ struct Options {
   /// modules' call-frame information elsewhere (unwind=hybrid), or the
   /// call-frame information for every frame (unwind=cfi).
   UnwindMode Unwind;
+  /// unwind=hybrid and cfi: walk only the frames not in the thread's last
+  /// context (docs/runtime.md, "Memoized capture").
+  bool CaptureMemo;
+  /// Also walk every context in full and compare: a difference is reported
+  /// (and the full walk's context kept); a summary at exit.
+  bool CaptureCheck;
 };
 
 struct GlobalState {
@@ -165,6 +171,12 @@ inline bool finished() {
 /// granule-exclusive chunks for the blocks allocated from then on.
 void noteInstrumentedModule();
 
+namespace unwind {
+struct Memo;
+}
+/// ThreadState::CaptureMemo of a thread whose memo went back to the pool.
+#define MEMPROF_NO_MEMO reinterpret_cast<unwind::Memo *>(uintptr_t(1))
+
 struct ThreadState {
   /// Set while this thread runs runtime code: allocations made meanwhile
   /// (by libc on our behalf, or by a signal handler) go straight to glibc
@@ -176,6 +188,9 @@ struct ThreadState {
   /// assigned.
   uint8_t ShardPlusOne;
   uintptr_t StackLo, StackHi;
+  /// The thread's last context (threadMemo, StackDepot.cpp); nullptr: none
+  /// yet; NoMemo: none for the rest of the thread's life.
+  unwind::Memo *CaptureMemo;
 };
 extern __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 

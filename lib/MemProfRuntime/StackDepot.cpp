@@ -1,8 +1,10 @@
 //===- StackDepot.cpp - Frame-pointer unwinding and stack interning -------===//
 #include "StackDepot.h"
 #include "HybridUnwind.h"
+#include "RuntimeInternal.h"
 #include "Support.h"
 
+#include <pthread.h>
 #include <string.h>
 
 namespace memprof {
@@ -167,6 +169,95 @@ namespace {
 unwind::RuleCache UnwindCache;
 } // namespace
 
+namespace {
+
+/// capture_check: captures compared, and what the memo did meanwhile.
+uint32_t CheckCaptures;
+struct {
+  uint64_t Captures, Mismatches, Spliced, KnownIds, Walked, Replayed;
+} CheckStats;
+
+MEMPROF_NOINLINE bool reportMismatch(const char *What, unsigned Frame,
+                                     uint64_t Memo, uint64_t Full) {
+  if (__atomic_fetch_add(&CheckStats.Mismatches, 1, __ATOMIC_RELAXED) >= 5)
+    return false;
+  Line L;
+  L.add("memprof: capture_check: the memoized capture differs from the full "
+        "walk: ")
+      .add(What)
+      .add(" at frame ")
+      .addUnsigned(Frame)
+      .add(": ")
+      .addUnsigned(Memo)
+      .add(" against ")
+      .addUnsigned(Full)
+      .add("\n");
+  writeStderr(L);
+  return false;
+}
+
+/// Walks the context again in full and compares it, its hash and (when the
+/// memo named it) its id with what the memo gave; false if they differ.
+MEMPROF_NOINLINE bool checkCapture(const uint64_t *PCs, unsigned N,
+                                   const unwind::MemoResult &Res,
+                                   uintptr_t Pc, uintptr_t Sp, uintptr_t Rbp,
+                                   uintptr_t StackLo, uintptr_t StackHi,
+                                   unsigned MaxDepth, bool Hybrid) {
+  uint64_t Full[MaxStackDepthLimit];
+  unwind::End Why;
+  unsigned FullN = unwind::walk(&UnwindCache, Pc, Sp, Rbp, StackLo, StackHi,
+                                Full, MaxDepth, Why, Hybrid);
+  __atomic_fetch_add(&CheckStats.Captures, 1, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&CheckStats.Walked, Res.Walked, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&CheckStats.Replayed, Res.Replayed, __ATOMIC_RELAXED);
+  if (Res.Replayed || Res.Walked < N)
+    __atomic_fetch_add(&CheckStats.Spliced, 1, __ATOMIC_RELAXED);
+  if (Res.Id)
+    __atomic_fetch_add(&CheckStats.KnownIds, 1, __ATOMIC_RELAXED);
+  if (FullN != N)
+    return reportMismatch("depth", 0, N, FullN);
+  uint64_t H = unwind::HashSeed;
+  for (unsigned I = N; I-- > 0;) {
+    if (PCs[I] != Full[I])
+      return reportMismatch("pc", I, PCs[I], Full[I]);
+    H = unwind::hashFromRoot(H, Full[I] - 1);
+  }
+  if (H != Res.Hash)
+    return reportMismatch("hash", 0, Res.Hash, H);
+  if (Res.Id) {
+    uint32_t StoredN = 0;
+    const uint64_t *Stored = depotGet(Res.Id, StoredN);
+    if (!Stored || StoredN != N)
+      return reportMismatch("id's depth", 0, Stored ? StoredN : 0, N);
+    for (unsigned I = 0; I < N; ++I)
+      if (__atomic_load_n(&Stored[I], __ATOMIC_RELAXED) != Full[I] - 1)
+        return reportMismatch("id's pc", I, Stored[I], Full[I] - 1);
+  }
+  return true;
+}
+
+} // namespace
+
+void enableCaptureCheck() { storeRelaxed(&CheckCaptures, 1u); }
+
+void reportCaptureCheck() {
+  Line L;
+  L.add("memprof: capture_check: ")
+      .addUnsigned(loadRelaxed(&CheckStats.Captures))
+      .add(" captures compared, ")
+      .addUnsigned(loadRelaxed(&CheckStats.Mismatches))
+      .add(" mismatches; ")
+      .addUnsigned(loadRelaxed(&CheckStats.Spliced))
+      .add(" used the memo (")
+      .addUnsigned(loadRelaxed(&CheckStats.KnownIds))
+      .add(" whole contexts), ")
+      .addUnsigned(loadRelaxed(&CheckStats.Walked))
+      .add(" frames walked, ")
+      .addUnsigned(loadRelaxed(&CheckStats.Replayed))
+      .add(" replayed\n");
+  writeStderr(L);
+}
+
 void invalidateUnwindCache(bool Unloaded) {
   UnwindCache.invalidate();
   if (Unloaded)
@@ -174,22 +265,114 @@ void invalidateUnwindCache(bool Unloaded) {
 }
 
 uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
-                           uintptr_t StackLo, uintptr_t StackHi, bool Hybrid) {
+                           uintptr_t StackLo, uintptr_t StackHi, bool Hybrid,
+                           unwind::Memo *M) {
   if (MaxDepth > MaxStackDepthLimit)
     MaxDepth = MaxStackDepthLimit;
   // The interceptor's own frame has a frame pointer: the caller's state.
   const uintptr_t *F = static_cast<const uintptr_t *>(Frame);
+  const uintptr_t Pc = F[1], Sp = reinterpret_cast<uintptr_t>(Frame) + 16,
+                  Rbp = F[0];
   uint64_t PCs[MaxStackDepthLimit];
   unwind::End Why;
-  unsigned N = unwind::walk(&UnwindCache, F[1],
-                            reinterpret_cast<uintptr_t>(Frame) + 16, F[0],
-                            StackLo, StackHi, PCs, MaxDepth, Why, Hybrid);
-  uint64_t H = 0x9E3779B97F4A7C15ULL;
-  for (unsigned I = 0; I < N; ++I) {
-    PCs[I] -= 1; // "previous instruction", as the frame-pointer walk
-    H = ((H << 5 | H >> 59) ^ PCs[I]) * 0x9E3779B97F4A7C15ULL;
+  if (M) {
+    unwind::MemoResult Res;
+    unsigned N = unwind::walkMemo(&UnwindCache, *M, Pc, Sp, Rbp, StackLo,
+                                  StackHi, PCs, MaxDepth, Why, Hybrid, Res);
+    if (MEMPROF_LIKELY(!loadRelaxed(&CheckCaptures)) ||
+        checkCapture(PCs, N, Res, Pc, Sp, Rbp, StackLo, StackHi, MaxDepth,
+                     Hybrid)) {
+      if (Res.Id)
+        return Res.Id;
+      for (unsigned I = 0; I < N; ++I)
+        PCs[I] -= 1; // "previous instruction", as the frame-pointer walk
+      uint32_t Id = lookupOrInsert(PCs, N, mix64(Res.Hash ^ N));
+      M->Id = Id;
+      return Id;
+    }
+    M->NumFrames = 0; // a difference (reported): the full walk's context
+  }
+  unsigned N = unwind::walk(&UnwindCache, Pc, Sp, Rbp, StackLo, StackHi, PCs,
+                            MaxDepth, Why, Hybrid);
+  uint64_t H = unwind::HashSeed;
+  for (unsigned I = N; I-- > 0;) {
+    PCs[I] -= 1;
+    H = unwind::hashFromRoot(H, PCs[I]);
   }
   return lookupOrInsert(PCs, N, mix64(H ^ N));
+}
+
+//===-- Memos: one a thread, recycled at thread exit ----------------------===//
+
+namespace {
+
+constexpr unsigned MemoPoolSize = 64;
+unwind::Memo *MemoPool[MemoPoolSize];
+/// 0: no key yet; 1: being created; 2: MemoKey is set; 3: none to be had.
+uint32_t MemoKeyState;
+pthread_key_t MemoKey;
+uint32_t MemoCap;
+
+void releaseMemo(void *P) {
+  TLS.CaptureMemo = MEMPROF_NO_MEMO; // the thread's later allocations walk
+  auto *M = static_cast<unwind::Memo *>(P);
+  for (unwind::Memo *&Slot : MemoPool) {
+    unwind::Memo *Empty = nullptr;
+    if (__atomic_compare_exchange_n(&Slot, &Empty, M, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED))
+      return;
+  }
+  // The pool is full: this one stays in the arena, unused.
+}
+
+} // namespace
+
+unwind::Memo *threadMemo(ThreadState &T, unsigned MaxDepth) {
+  unwind::Memo *M = T.CaptureMemo;
+  if (MEMPROF_LIKELY(M))
+    return M == MEMPROF_NO_MEMO ? nullptr : M;
+  if (MaxDepth > MaxStackDepthLimit)
+    MaxDepth = MaxStackDepthLimit;
+  // Thread exit hands the memo back through a key's destructor; without a
+  // key, threads walk in full.
+  uint32_t State = __atomic_load_n(&MemoKeyState, __ATOMIC_ACQUIRE);
+  if (State == 0 &&
+      __atomic_compare_exchange_n(&MemoKeyState, &State, 1u, false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    __atomic_store_n(&MemoCap, MaxDepth, __ATOMIC_RELAXED);
+    State = pthread_key_create(&MemoKey, releaseMemo) == 0 ? 2 : 3;
+    __atomic_store_n(&MemoKeyState, State, __ATOMIC_RELEASE);
+  }
+  if (State != 2 || MaxDepth != __atomic_load_n(&MemoCap, __ATOMIC_RELAXED)) {
+    if (State != 1)
+      T.CaptureMemo = MEMPROF_NO_MEMO;
+    return nullptr;
+  }
+  M = nullptr;
+  for (unwind::Memo *&Slot : MemoPool)
+    if (__atomic_load_n(&Slot, __ATOMIC_RELAXED) &&
+        (M = __atomic_exchange_n(&Slot, nullptr, __ATOMIC_ACQUIRE)))
+      break;
+  if (!M) {
+    void *P = arenaAllocate(sizeof(unwind::Memo) +
+                            2 * MaxDepth * sizeof(unwind::MemoFrame));
+    if (!P) {
+      T.CaptureMemo = MEMPROF_NO_MEMO;
+      return nullptr;
+    }
+    M = static_cast<unwind::Memo *>(P);
+    M->Cap = MaxDepth;
+    M->Frames = reinterpret_cast<unwind::MemoFrame *>(M + 1);
+    M->Scratch = M->Frames + MaxDepth;
+  }
+  M->NumFrames = 0;
+  M->Id = 0;
+  if (pthread_setspecific(MemoKey, M) != 0) {
+    releaseMemo(M);
+    return nullptr;
+  }
+  T.CaptureMemo = M;
+  return M;
 }
 
 const uint64_t *depotGet(uint32_t Id, uint32_t &NumPCs) {

@@ -15,6 +15,11 @@
 namespace memprof {
 namespace rt {
 
+struct ThreadState;
+namespace unwind {
+struct Memo;
+}
+
 constexpr unsigned MaxStackDepthLimit = 256;
 
 // One-frame stacks (the common case in code built without frame pointers,
@@ -72,8 +77,18 @@ uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
 /// frames of code without frame pointers are crossed, not the end. With
 /// \p Hybrid, frames of modules that keep frame pointers are stepped
 /// through them.
+/// With \p M (threadMemo), only the frames not in the thread's last context
+/// are walked by rule (HybridUnwind.h, walkMemo): the same context.
 uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
-                           uintptr_t StackLo, uintptr_t StackHi, bool Hybrid);
+                           uintptr_t StackLo, uintptr_t StackHi, bool Hybrid,
+                           unwind::Memo *M = nullptr);
+/// This thread's memo for captureStackIdCfi, made (or taken from the pool
+/// of exited threads') on first use; nullptr if it cannot have one.
+unwind::Memo *threadMemo(ThreadState &T, unsigned MaxDepth);
+/// capture_check=1: every memoized capture is compared with a full walk.
+void enableCaptureCheck();
+/// The comparisons' summary, on stderr.
+void reportCaptureCheck();
 /// Forgets the decoded unwind rules (a module was loaded or unloaded), and
 /// with \p Unloaded the modules' classes too.
 void invalidateUnwindCache(bool Unloaded);
