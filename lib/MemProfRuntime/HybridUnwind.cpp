@@ -444,8 +444,16 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
   Res.Replayed = uint16_t(Top - V);
   // The walk from F[V] by rule: its frames go after this walk's own.
   unsigned J = 0;
+  bool EndKnown = false;
   if (N == Max) {
     Why = End::Depth;
+  } else if (V == 0 && (M.Why == End::EndOfStack || M.Why == End::Rule)) {
+    // The outermost frame ended the walk by its rule alone (the thread's
+    // first frame, whose return address is undefined): the same state,
+    // the same end, without looking the rule up again.
+    PCs[N++] = F[0].Pc;
+    Why = M.Why;
+    EndKnown = true;
   } else {
     State From = {F[V].Pc, F[V].Sp, F[V].Rbp,
                   (F[V].Flags & MemoInterrupted) != 0};
@@ -453,7 +461,7 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
                       New + K);
     Res.Walked = uint16_t(K + J);
   }
-  if (V == 0 && J == 1 && Why == M.Why) {
+  if (V == 0 && (EndKnown || J == 1) && Why == M.Why) {
     // The common case: the outer frames, their end and their hashes are
     // the memo's; this walk's own frames go on top of them.
     uint64_t H = F[Top].Hash;
@@ -475,7 +483,8 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
   }
   // Otherwise the memo is rebuilt: the frames walked from F[V] (outermost
   // first), the replayed F[V+1..Top] moved above them, this walk's own on
-  // top. (F[V] itself was walked again: it is New[K].)
+  // top. (F[V] itself was walked again: it is New[K]. EndKnown implies the
+  // branch above: V == 0 and the memo's end.)
   const unsigned Kept = Top - V;
   if (Kept && J != V + 1)
     __builtin_memmove(F + J, F + V + 1, Kept * sizeof(MemoFrame));
