@@ -1216,9 +1216,10 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
   if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
     serviceDumpRequest();
 
-  if (Align <= 16 && loadRelaxed(&G.CompactChunks)) {
+  const bool CompactChunks = loadRelaxed(&G.CompactChunks);
+  if (Align <= 16) {
     // Small: the tail at the block's start, 16 bytes of overhead.
-    if (MEMPROF_LIKELY(Size <= SmallMaxSize)) {
+    if (CompactChunks && MEMPROF_LIKELY(Size <= SmallMaxSize)) {
       void *Block = Zero ? __libc_calloc(1, Size + SmallOverhead)
                          : __libc_malloc(Size + SmallOverhead);
       if (!Block) {
@@ -1236,13 +1237,19 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
     // such a block is grown by 16 bytes (glibc extends it in place or moves
     // it) and the header moves 16 bytes further in. (Freeing it and asking
     // again would get the same block back from glibc's cache, every time.)
-    if (Size > SIZE_MAX - CompactOverhead - 16) {
+    // With exact granules, ExactSlack bytes more: the user bytes then end
+    // at least 16 bytes before the next glibc block's user pointer, so that
+    // no granule holds bytes of two blocks (docs/runtime.md, "Design").
+    // (A block of 0 bytes is given one: its pointer owns its granule too.)
+    const size_t Extra =
+        CompactOverhead + (CompactChunks ? 0 : ExactSlack + (Size == 0));
+    if (Size > SIZE_MAX - Extra - 16) {
       T.InRuntime = 0;
       errno = ENOMEM;
       return nullptr;
     }
-    void *Block = Zero ? __libc_calloc(1, Size + CompactOverhead)
-                       : __libc_malloc(Size + CompactOverhead);
+    void *Block = Zero ? __libc_calloc(1, Size + Extra)
+                       : __libc_malloc(Size + Extra);
     if (!Block) {
       T.InRuntime = 0;
       errno = ENOMEM;
@@ -1251,7 +1258,7 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
     uintptr_t B = reinterpret_cast<uintptr_t>(Block);
     uint32_t Info = 0;
     if (MEMPROF_UNLIKELY(((B + sizeof(ChunkHeader)) & 4095) == 16)) {
-      void *Grown = __libc_realloc(Block, Size + CompactOverhead + 16);
+      void *Grown = __libc_realloc(Block, Size + Extra + 16);
       if (!Grown) {
         __libc_free(Block);
         T.InRuntime = 0;
@@ -1262,7 +1269,7 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
       if (((B + sizeof(ChunkHeader)) & 4095) == 16)
         Info = 1; // header at B + 16, user pointer 48 bytes in
       if (Zero) // the 16 bytes glibc added (the rest was copied or kept)
-        memset(reinterpret_cast<void *>(B + CompactOverhead + Size), 0, 16);
+        memset(reinterpret_cast<void *>(B + Extra + Size), 0, 16);
     }
     uintptr_t User = B + Info * 16 + sizeof(ChunkHeader);
     recordStart(T, User, Size, KindCompact, Info, Frame, UntrackedSlot);
@@ -1292,12 +1299,12 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
     Kind = KindPlain;
     Info = uint32_t((H - B) / 16);
   } else {
-    if (Size > SIZE_MAX - Align) {
+    if (Size > SIZE_MAX - Align - ExactSlack) {
       T.InRuntime = 0;
       errno = ENOMEM;
       return nullptr;
     }
-    void *Block = __libc_memalign(Align, Size + Align);
+    void *Block = __libc_memalign(Align, Size + Align + ExactSlack + (Size == 0));
     if (!Block) {
       T.InRuntime = 0;
       errno = ENOMEM;
@@ -1428,13 +1435,17 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   uint8_t *Block = static_cast<uint8_t *>(blockOf(T, Kind));
   size_t Offset = size_t(User - reinterpret_cast<uintptr_t>(Block));
   bool AtStart = Kind == KindCompact || Kind == KindSmall;
+  // A compact chunk made with exact granules keeps its ExactSlack bytes.
+  const size_t Slack =
+      Kind == KindCompact && !loadRelaxed(&G.CompactChunks) ? ExactSlack : 0;
   size_t Room = glibcUsableSize(Block) - Offset;
+  Room = Room > Slack ? Room - Slack : 0;
   uint64_t Keep = OldSize < Size ? OldSize : Size;
   bool Recording = recording();
   uint32_t Slot;
   if (Size > Room || Room - Size >= ShrinkReturnBytes) {
     // The old allocation ends before glibc may release its memory.
-    size_t Need = Size + (AtStart ? Offset : PlainOverhead);
+    size_t Need = Size + (AtStart ? Offset + Slack : PlainOverhead);
     recordEnd(T, User, Recording, &Slot);
     clearChecks(T, Kind);
     uint8_t *NewBlock = static_cast<uint8_t *>(__libc_realloc(Block, Need));

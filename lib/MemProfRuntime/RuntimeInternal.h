@@ -59,20 +59,30 @@ static_assert(sizeof(ChunkHeader) == 32, "the chunk header is 32 bytes");
 
 enum ChunkKind : uint8_t {
   /// From __libc_malloc(Size + PlainOverhead): header at the first 64-byte
-  /// boundary of the block, user pointer 32 bytes later (so 32 mod 64).
+  /// boundary of the block, user pointer 32 bytes later (so 32 mod 64). For
+  /// requests aligned to 32.
   KindPlain = 1,
-  /// From __libc_memalign(A, Size + A) for A >= 64: user pointer at block + A.
+  /// From __libc_memalign(A, Size + A + ExactSlack) for A >= 64: user
+  /// pointer at block + A.
   KindAligned = 2,
-  /// From __libc_malloc(Size + CompactOverhead): header at the block's
-  /// start, user pointer 32 bytes later (16-aligned, never 16 bytes into a
-  /// page). Its first granule may hold the end of the block before it. For
-  /// what a small chunk cannot hold (requests above SmallMaxSize).
+  /// From __libc_malloc(Size + CompactOverhead), with exact granules
+  /// ExactSlack bytes more: header at the block's start, user pointer 32
+  /// bytes later (16-aligned, never 16 bytes into a page). Without the
+  /// slack its first granule may hold the end of the block before it. With
+  /// exact granules every request aligned to at most 16; otherwise what a
+  /// small chunk cannot hold (requests above SmallMaxSize).
   KindCompact = 3,
   /// From __libc_malloc(Size + SmallOverhead) for Size < SmallMaxSize: only
   /// the tail, at the block's start (user pointer 16 bytes in).
   KindSmall = 4,
 };
-constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader);
+/// Bytes left unused at the end of a chunk made for exact granules: its
+/// user bytes end 16 bytes or more before the next glibc block's user
+/// pointer (they may otherwise reach into that block's size field), and
+/// the first granule of a user pointer 32 bytes into its block starts at
+/// most 16 bytes before that block.
+constexpr size_t ExactSlack = 8;
+constexpr size_t PlainOverhead = 48 + sizeof(ChunkHeader) + ExactSlack;
 constexpr size_t CompactOverhead = sizeof(ChunkHeader);
 constexpr size_t SmallOverhead = sizeof(ChunkTail);
 constexpr unsigned SlotBits = 26;

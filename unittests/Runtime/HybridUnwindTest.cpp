@@ -185,4 +185,115 @@ TEST_F(HybridUnwind, WalkStaysInsideTheBoundsGiven) {
   EXPECT_FALSE(tablesAt(0x1000, T));
 }
 
+
+//===-- walkMemo: the full walk's frames, from a thread's last context ----===//
+
+struct MemoTest {
+  std::vector<MemoFrame> Storage = std::vector<MemoFrame>(2 * 64);
+  Memo M;
+  unsigned Compared = 0, Replayed = 0, KnownIds = 0;
+  MemoTest() {
+    M = Memo();
+    M.Cap = 64;
+    M.Frames = Storage.data();
+    M.Scratch = Storage.data() + 64;
+  }
+  /// walkMemo and walk from this function's caller: the same PCs, the same
+  /// end, and a hash that is the one folded from the outermost frame.
+  __attribute__((noinline)) void check(unsigned Max, bool Hybrid) {
+    uintptr_t Lo, Hi;
+    stackBounds(Lo, Hi);
+    const uintptr_t *Fp =
+        static_cast<const uintptr_t *>(__builtin_frame_address(0));
+    const uintptr_t Sp = reinterpret_cast<uintptr_t>(Fp) + 16;
+    uint64_t A[64], B[64];
+    End WhyA, WhyB;
+    MemoResult Res;
+    unsigned NA = walkMemo(&Cache, M, Fp[1], Sp, Fp[0], Sp, Hi, A, Max, WhyA,
+                           Hybrid, Res);
+    unsigned NB = walk(&Cache, Fp[1], Sp, Fp[0], Sp, Hi, B, Max, WhyB, Hybrid);
+    ASSERT_EQ(std::vector<uint64_t>(A, A + NA), std::vector<uint64_t>(B, B + NB));
+    ASSERT_EQ(WhyA, WhyB);
+    uint64_t H = HashSeed;
+    for (unsigned I = NB; I-- > 0;)
+      H = hashFromRoot(H, B[I] - 1);
+    ASSERT_EQ(Res.Hash, H);
+    ASSERT_EQ(M.NumFrames, NB);
+    // The memo's context gets an id (as the depot's caller gives it): the
+    // same context again is known by it.
+    if (Res.Id) {
+      ++KnownIds;
+      ASSERT_EQ(Res.Id, uint32_t(H % 1000 + 1));
+    }
+    M.Id = uint32_t(H % 1000 + 1);
+    Replayed += Res.Replayed;
+    ++Compared;
+  }
+};
+
+__attribute__((noinline)) void memoLeaf(MemoTest &T, unsigned Max,
+                                        bool Hybrid) {
+  T.check(Max, Hybrid);
+  asm volatile("");
+}
+// Two callers whose frames are alike: after one returns, the other calls
+// memoLeaf at the same stack address, and only the words above tell.
+__attribute__((noinline)) void memoCallerOne(MemoTest &T, unsigned Max,
+                                             bool Hybrid) {
+  volatile int Pad[4] = {1};
+  memoLeaf(T, Max, Hybrid);
+  (void)Pad[0];
+}
+__attribute__((noinline)) void memoCallerTwo(MemoTest &T, unsigned Max,
+                                             bool Hybrid) {
+  volatile int Pad[4] = {2};
+  memoLeaf(T, Max, Hybrid);
+  (void)Pad[0];
+}
+__attribute__((noinline)) void memoRecurse(MemoTest &T, unsigned Depth,
+                                           unsigned Max, bool Hybrid,
+                                           unsigned Which) {
+  if (Depth == 0)
+    return Which % 3 == 0   ? memoLeaf(T, Max, Hybrid)
+           : Which % 3 == 1 ? memoCallerOne(T, Max, Hybrid)
+                            : memoCallerTwo(T, Max, Hybrid);
+  memoRecurse(T, Depth - 1, Max, Hybrid, Which);
+  if (Depth % 4 == 0) // on the way back too
+    memoCallerOne(T, Max, Hybrid);
+  asm volatile("");
+}
+
+TEST_F(HybridUnwind, MemoizedWalkEqualsTheFullWalk) {
+  for (bool Hybrid : {false, true})
+    for (unsigned Max : {64u, 6u}) {
+      MemoTest T;
+      for (unsigned I = 0; I < 300; ++I)
+        memoRecurse(T, (I * 7) % 23, Max, Hybrid, I);
+      // Again and again the same context (one call site: the loop is not
+      // unrolled): known by its id.
+#pragma clang loop unroll(disable)
+      for (unsigned I = 0; I < 10; ++I)
+        memoCallerTwo(T, Max, Hybrid);
+      EXPECT_GT(T.Compared, 300u);
+      EXPECT_GT(T.Replayed, 0u);
+      EXPECT_GE(T.KnownIds, 9u);
+      if (HasFailure())
+        return;
+    }
+}
+
+TEST_F(HybridUnwind, MemoIsDroppedWithTheRules) {
+  MemoTest T;
+  memoCallerOne(T, 64, false);
+  ASSERT_GT(T.M.NumFrames, 2u);
+  unsigned Before = T.Replayed;
+  memoCallerOne(T, 64, false);
+  EXPECT_GT(T.Replayed, Before);
+  // A module loaded or unloaded: nothing of the memo is taken.
+  Cache.invalidate();
+  Before = T.Replayed;
+  memoCallerOne(T, 64, false);
+  EXPECT_EQ(T.Replayed, Before);
+}
+
 } // namespace

@@ -1,7 +1,7 @@
 // The shadow arithmetic end to end: the program increments the counters of
 // its blocks through memprof_shadow_base, as instrumented code would, and
 // computes the access counts the profile must show. Also checks the chunk
-// layout (user pointers 32 mod 64, no granule shared by two blocks), that
+// layout (no granule shared by two blocks), that
 // free clears the counters (small and large blocks) while a dump does not,
 // and lifetimes measured across a sleep.
 #include "memprof/Runtime/memprof_runtime.h"
@@ -68,8 +68,8 @@ int main() {
   for (int I = 0; I < 2; ++I) // one call site, so one context
     AB[I] = site_counted(Sizes[I]);
   void *A = AB[0], *B = AB[1];
-  printf("site_counted 32 mod 64: %d %d\n", int(uintptr_t(A) % 64 == 32),
-         int(uintptr_t(B) % 64 == 32));
+  printf("site_counted 16-aligned: %d %d\n", int(uintptr_t(A) % 16 == 0),
+         int(uintptr_t(B) % 16 == 0));
   uint64_t CA = touch(A, 1000, 3), CB = touch(B, 100, 1);
   free(A);
   free(B);
@@ -108,14 +108,13 @@ int main() {
   // Layout: no 64-byte granule holds bytes of two live blocks.
   std::vector<std::pair<uintptr_t, uintptr_t>> Ranges;
   std::vector<void *> Blocks;
-  bool Mod64 = true;
+  bool Aligned = true;
   for (int I = 0; I < 3000; ++I) {
     size_t N = size_t(rand() % 300);
     void *P = I % 3 == 0   ? site_layout_malloc(N)
               : I % 3 == 1 ? static_cast<void *>(site_layout_new(N))
                            : site_layout_aligned(N);
-    if (I % 3 != 2)
-      Mod64 &= uintptr_t(P) % 64 == 32;
+    Aligned &= uintptr_t(P) % (I % 3 == 2 ? 128 : 16) == 0;
     Ranges.emplace_back(firstGranule(P), lastGranule(P, N));
     Blocks.push_back(P);
   }
@@ -123,7 +122,7 @@ int main() {
   bool Disjoint = true;
   for (size_t I = 1; I < Ranges.size(); ++I)
     Disjoint &= Ranges[I].first > Ranges[I - 1].second;
-  printf("layout: 32 mod 64=%d granules disjoint=%d\n", int(Mod64), int(Disjoint));
+  printf("layout: aligned=%d granules disjoint=%d\n", int(Aligned), int(Disjoint));
   for (size_t I = 0; I < Blocks.size(); ++I)
     if (I % 3 == 1)
       delete[] static_cast<char *>(Blocks[I]);
