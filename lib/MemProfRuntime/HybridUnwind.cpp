@@ -315,37 +315,6 @@ inline void setFrame(MemoFrame &F, const State &S) {
   F.RbpOffset = 0;
 }
 
-/// Walks by rule from \p S, recording each frame's state in \p Out, until
-/// the walk ends or \p N reaches \p Max. A frame whose step ended the walk
-/// or crossed a signal frame is a barrier.
-inline __attribute__((always_inline)) unsigned
-walkRecording(RuleCache *Cache, bool Hybrid, State S, uintptr_t StackLo,
-              uintptr_t StackHi, uint64_t *PCs, unsigned &N, unsigned Max,
-              End &Why, MemoFrame *Out) {
-  unsigned K = 0;
-  for (;;) {
-    if (S.Pc < 4096) {
-      Why = End::BadPC;
-      return K;
-    }
-    if (N == Max) {
-      Why = End::Depth;
-      return K;
-    }
-    PCs[N++] = S.Pc;
-    MemoFrame &F = Out[K++];
-    setFrame(F, S);
-    StepInfo Info;
-    if (!step(Cache, Hybrid, S, StackLo, StackHi, Why, Info)) {
-      F.Flags |= MemoBarrier;
-      return K;
-    }
-    F.RbpOffset = Info.RbpOffset;
-    if (Info.Signal)
-      F.Flags |= MemoBarrier;
-  }
-}
-
 /// Recomputes the hashes of \p F[From..N) from the one below.
 inline void rehash(MemoFrame *F, unsigned From, unsigned N) {
   uint64_t H = From ? F[From - 1].Hash : HashSeed;
@@ -371,99 +340,128 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
               ? int(M.NumFrames) - 1
               : -1;
   const unsigned OldNum = M.NumFrames;
-  Res.Id = 0;
+  // The context in segments, innermost first: frames stepped by rule
+  // (New[Begin], New[Begin + 1], ...) and frames replayed from the memo
+  // (F[Begin], F[Begin - 1], ...).
+  struct Segment {
+    uint16_t Begin, Count;
+    bool FromMemo;
+  };
+  constexpr unsigned MaxSegments = 16;
+  Segment Segs[MaxSegments];
+  unsigned NumSegs = 0, W = 0, SegStart = 0, Replayed = 0;
+  bool EndKnown = false;
   State S = {Pc, Sp, Rbp, false};
-  unsigned N = 0, K = 0;
-  bool Spliced = false;
+  unsigned N = 0;
   for (;;) {
-    if (S.Pc < 4096) {
-      Why = End::BadPC;
-      break;
+    // By rule, until the walk ends or reaches a frame in the state the
+    // memo has it in.
+    bool Match = false;
+    for (;;) {
+      if (S.Pc < 4096) {
+        Why = End::BadPC;
+        break;
+      }
+      if (N == Max) {
+        Why = End::Depth;
+        break;
+      }
+      if (R >= 0) {
+        while (R >= 0 && F[R].Sp < S.Sp)
+          --R;
+        if (R >= 0 && F[R].Sp == S.Sp && F[R].Pc == S.Pc &&
+            F[R].Rbp == S.Rbp &&
+            (F[R].Flags & MemoInterrupted) ==
+                (S.Interrupted ? MemoInterrupted : 0)) {
+          Match = true;
+          break;
+        }
+      }
+      PCs[N++] = S.Pc;
+      MemoFrame &Fr = New[W++];
+      setFrame(Fr, S);
+      StepInfo Info;
+      if (!step(Cache, Hybrid, S, StackLo, StackHi, Why, Info)) {
+        Fr.Flags |= MemoBarrier;
+        break;
+      }
+      Fr.RbpOffset = Info.RbpOffset;
+      if (Info.Signal)
+        Fr.Flags |= MemoBarrier;
     }
+    if (W > SegStart)
+      Segs[NumSegs++] = {uint16_t(SegStart), uint16_t(W - SegStart), false};
+    if (!Match)
+      break;
+    // Replays F[R], F[R-1], ... while each step's words hold what they
+    // held. F[V] is the first frame not replayed: its state is exact.
+    const unsigned Top = unsigned(R);
+    unsigned V = Top;
+    while (V > 0 && N < Max && !(F[V].Flags & MemoBarrier)) {
+      const MemoFrame &Caller = F[V - 1];
+      const uintptr_t Cfa = Caller.Sp; // <= StackHi: the memo's bound
+      if (Cfa - 8 < StackLo ||
+          *reinterpret_cast<const uint64_t *>(Cfa - 8) != Caller.Pc)
+        break;
+      if (const int32_t Off = F[V].RbpOffset) {
+        const uintptr_t At = Cfa + uintptr_t(intptr_t(Off));
+        if ((At & 7) || At < StackLo || At > StackHi - 8 ||
+            *reinterpret_cast<const uint64_t *>(At) != Caller.Rbp)
+          break;
+      }
+      PCs[N++] = F[V].Pc;
+      --V;
+    }
+    if (V == 0 && N < Max &&
+        (M.Why == End::EndOfStack || M.Why == End::Rule)) {
+      // The outermost frame ended the walk by its rule alone (the thread's
+      // first frame, whose return address is undefined): the same state,
+      // the same end, without looking the rule up again.
+      PCs[N++] = F[0].Pc;
+      Why = M.Why;
+      EndKnown = true;
+    }
+    const unsigned Count = Top - V + EndKnown;
+    if (Count)
+      Segs[NumSegs++] = {uint16_t(Top), uint16_t(Count), true};
+    Replayed += Count;
+    if (EndKnown)
+      break;
     if (N == Max) {
       Why = End::Depth;
       break;
     }
-    if (R >= 0) {
-      while (R >= 0 && F[R].Sp < S.Sp)
-        --R;
-      if (R >= 0 && F[R].Sp == S.Sp && F[R].Pc == S.Pc && F[R].Rbp == S.Rbp &&
-          (F[R].Flags & MemoInterrupted) == (S.Interrupted ? MemoInterrupted
-                                                            : 0)) {
-        Spliced = true;
-        break;
-      }
-    }
-    PCs[N++] = S.Pc;
-    MemoFrame &Fr = New[K++];
-    setFrame(Fr, S);
-    StepInfo Info;
-    if (!step(Cache, Hybrid, S, StackLo, StackHi, Why, Info)) {
-      Fr.Flags |= MemoBarrier;
-      break;
-    }
-    Fr.RbpOffset = Info.RbpOffset;
-    if (Info.Signal)
-      Fr.Flags |= MemoBarrier;
+    // On by rule from F[V] (its caller's words differ, or it crossed a
+    // signal frame, or ended the memo's walk), looking for the memo's
+    // frames further out: stacks that part at one frame often meet again
+    // at its caller's caller (another call site in the same function).
+    S = {F[V].Pc, F[V].Sp, F[V].Rbp, (F[V].Flags & MemoInterrupted) != 0};
+    R = NumSegs + 2 < MaxSegments ? int(V) - 1 : -1;
+    SegStart = W;
   }
-  Res.Walked = uint16_t(K);
-  Res.Replayed = 0;
+  Res.Id = 0;
+  Res.Walked = uint16_t(W);
+  Res.Replayed = uint16_t(Replayed);
   M.Generation = Gen;
   M.StackHi = StackHi;
-  if (!Spliced) {
-    // Nothing shared: the memo becomes this walk.
-    for (unsigned I = 0; I < K; ++I)
-      F[I] = New[K - 1 - I];
-    rehash(F, 0, K);
-    M.NumFrames = K;
-    M.Why = Why;
-    M.Id = 0;
-    Res.Hash = K ? F[K - 1].Hash : HashSeed;
-    return N;
+  // The common case: this walk's own frames, then the memo's down to its
+  // outermost frame with the same end (known, or its one frame stepped
+  // again). The memo keeps those frames and their hashes; this walk's go
+  // on top of them.
+  const unsigned K = NumSegs && !Segs[0].FromMemo ? Segs[0].Count : 0;
+  const unsigned MemoSeg = K ? 1 : 0;
+  bool Clean = false;
+  if (NumSegs > MemoSeg && Segs[MemoSeg].FromMemo) {
+    const Segment &Mem = Segs[MemoSeg];
+    const unsigned Outer = Mem.Begin + 1 - Mem.Count;
+    if (EndKnown)
+      Clean = Outer == 0 && NumSegs == MemoSeg + 1;
+    else
+      Clean = Outer == 1 && NumSegs == MemoSeg + 2 &&
+              Segs[MemoSeg + 1].Count == 1 && Why == M.Why;
   }
-  // Replays F[R], F[R-1], ... while each step's words hold what they held.
-  // F[V] is the first frame not replayed: its state is exact, and the walk
-  // goes on from it by rule.
-  const unsigned Top = unsigned(R);
-  unsigned V = Top;
-  while (V > 0 && N < Max && !(F[V].Flags & MemoBarrier)) {
-    const MemoFrame &Caller = F[V - 1];
-    const uintptr_t Cfa = Caller.Sp; // Cfa <= StackHi: StackHi is the memo's
-    if (Cfa - 8 < StackLo ||
-        *reinterpret_cast<const uint64_t *>(Cfa - 8) != Caller.Pc)
-      break;
-    if (const int32_t Off = F[V].RbpOffset) {
-      const uintptr_t At = Cfa + uintptr_t(intptr_t(Off));
-      if ((At & 7) || At < StackLo || At > StackHi - 8 ||
-          *reinterpret_cast<const uint64_t *>(At) != Caller.Rbp)
-        break;
-    }
-    PCs[N++] = F[V].Pc;
-    --V;
-  }
-  Res.Replayed = uint16_t(Top - V);
-  // The walk from F[V] by rule: its frames go after this walk's own.
-  unsigned J = 0;
-  bool EndKnown = false;
-  if (N == Max) {
-    Why = End::Depth;
-  } else if (V == 0 && (M.Why == End::EndOfStack || M.Why == End::Rule)) {
-    // The outermost frame ended the walk by its rule alone (the thread's
-    // first frame, whose return address is undefined): the same state,
-    // the same end, without looking the rule up again.
-    PCs[N++] = F[0].Pc;
-    Why = M.Why;
-    EndKnown = true;
-  } else {
-    State From = {F[V].Pc, F[V].Sp, F[V].Rbp,
-                  (F[V].Flags & MemoInterrupted) != 0};
-    J = walkRecording(Cache, Hybrid, From, StackLo, StackHi, PCs, N, Max, Why,
-                      New + K);
-    Res.Walked = uint16_t(K + J);
-  }
-  if (V == 0 && (EndKnown || J == 1) && Why == M.Why) {
-    // The common case: the outer frames, their end and their hashes are
-    // the memo's; this walk's own frames go on top of them.
+  if (Clean) {
+    const unsigned Top = Segs[MemoSeg].Begin;
     uint64_t H = F[Top].Hash;
     bool Same = K == OldNum - 1 - Top;
     for (unsigned I = 0; I < K; ++I) {
@@ -481,22 +479,25 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
     Res.Hash = H;
     return N;
   }
-  // Otherwise the memo is rebuilt: the frames walked from F[V] (outermost
-  // first), the replayed F[V+1..Top] moved above them, this walk's own on
-  // top. (F[V] itself was walked again: it is New[K]. EndKnown implies the
-  // branch above: V == 0 and the memo's end.)
-  const unsigned Kept = Top - V;
-  if (Kept && J != V + 1)
-    __builtin_memmove(F + J, F + V + 1, Kept * sizeof(MemoFrame));
-  for (unsigned I = 0; I < J; ++I)
-    F[I] = New[K + J - 1 - I];
-  for (unsigned I = 0; I < K; ++I)
-    F[J + Kept + I] = New[K - 1 - I];
-  M.NumFrames = J + Kept + K;
-  rehash(F, 0, M.NumFrames);
+  // Otherwise the memo is made anew from the segments, outermost first.
+  MemoFrame *const Out = M.Spare;
+  unsigned Num = 0;
+  for (unsigned G = NumSegs; G-- > 0;) {
+    const Segment &Seg = Segs[G];
+    if (Seg.FromMemo)
+      for (unsigned I = Seg.Begin + 1 - Seg.Count; I <= Seg.Begin; ++I)
+        Out[Num++] = F[I];
+    else
+      for (unsigned I = Seg.Begin + Seg.Count; I-- > Seg.Begin;)
+        Out[Num++] = New[I];
+  }
+  rehash(Out, 0, Num);
+  M.Spare = F;
+  M.Frames = Out;
+  M.NumFrames = Num;
   M.Why = Why;
   M.Id = 0;
-  Res.Hash = M.NumFrames ? F[M.NumFrames - 1].Hash : HashSeed;
+  Res.Hash = Num ? Out[Num - 1].Hash : HashSeed;
   return N;
 }
 

@@ -165,7 +165,7 @@ inline uint64_t hashFromRoot(uint64_t H, uint64_t Pc) {
 /// never used by a nested capture (the runtime's guard sends a signal
 /// handler's allocation made during a capture straight to glibc).
 struct Memo {
-  uint32_t Cap;       ///< frames in Frames and in Scratch (the depth cap)
+  uint32_t Cap;       ///< frames in Frames, Scratch and Spare (the depth cap)
   uint32_t NumFrames; ///< 0: nothing known
   uint32_t Generation;
   uint32_t Id;        ///< the depot's id of the context Frames hold; 0: unknown
@@ -173,6 +173,7 @@ struct Memo {
   End Why;            ///< how the walk of Frames ended
   MemoFrame *Frames;  ///< outermost first
   MemoFrame *Scratch; ///< the frames a walk finds by rule, innermost first
+  MemoFrame *Spare;   ///< where Frames is made anew (then the two swap)
 };
 
 /// What walkMemo did, for statistics and tests.

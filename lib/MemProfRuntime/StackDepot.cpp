@@ -355,7 +355,7 @@ unwind::Memo *threadMemo(ThreadState &T, unsigned MaxDepth) {
       break;
   if (!M) {
     void *P = arenaAllocate(sizeof(unwind::Memo) +
-                            2 * MaxDepth * sizeof(unwind::MemoFrame));
+                            3 * MaxDepth * sizeof(unwind::MemoFrame));
     if (!P) {
       T.CaptureMemo = MEMPROF_NO_MEMO;
       return nullptr;
@@ -364,6 +364,7 @@ unwind::Memo *threadMemo(ThreadState &T, unsigned MaxDepth) {
     M->Cap = MaxDepth;
     M->Frames = reinterpret_cast<unwind::MemoFrame *>(M + 1);
     M->Scratch = M->Frames + MaxDepth;
+    M->Spare = M->Scratch + MaxDepth;
   }
   M->NumFrames = 0;
   M->Id = 0;

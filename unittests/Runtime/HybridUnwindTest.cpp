@@ -189,7 +189,7 @@ TEST_F(HybridUnwind, WalkStaysInsideTheBoundsGiven) {
 //===-- walkMemo: the full walk's frames, from a thread's last context ----===//
 
 struct MemoTest {
-  std::vector<MemoFrame> Storage = std::vector<MemoFrame>(2 * 64);
+  std::vector<MemoFrame> Storage = std::vector<MemoFrame>(3 * 64);
   Memo M;
   unsigned Compared = 0, Replayed = 0, KnownIds = 0;
   MemoTest() {
@@ -197,6 +197,7 @@ struct MemoTest {
     M.Cap = 64;
     M.Frames = Storage.data();
     M.Scratch = Storage.data() + 64;
+    M.Spare = Storage.data() + 128;
   }
   /// walkMemo and walk from this function's caller: the same PCs, the same
   /// end, and a hash that is the one folded from the outermost frame.
