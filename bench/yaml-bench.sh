@@ -28,6 +28,7 @@
 #   MEMPROF_BENCH_ROUNDS  paired rounds (default 11)
 #   MEMPROF_BENCH_BUILD   our build directory, installed into WORK/prefix
 #                         (default build)
+#   MEMPROF_BENCH_KEEP    1: keep the plain and clang builds of an earlier run
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -64,6 +65,12 @@ declare -A CONFIG=(
 declare -A PARSE
 for K in plain memprof clang; do
   B=$WORK/build-$K
+  PARSE[$K]=$(find "$B" -name parse -type f -perm -u+x 2>/dev/null | head -1)
+  # MEMPROF_BENCH_KEEP=1: the plain and clang builds of an earlier run are
+  # kept (the memprof one links our runtime: always built anew).
+  if [ "${MEMPROF_BENCH_KEEP:-0}" = 1 ] && [ "$K" != memprof ] && [ -x "${PARSE[$K]}" ]; then
+    continue
+  fi
   rm -rf "$B"
   # shellcheck disable=SC2086 # the configuration's flags are split on purpose
   cmake -S "$SRC" -B "$B" "${COMMON[@]}" ${CONFIG[$K]} >"$WORK/$K-cmake.log" 2>&1 ||
