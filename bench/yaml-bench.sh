@@ -65,7 +65,7 @@ declare -A CONFIG=(
 declare -A PARSE
 for K in plain memprof clang; do
   B=$WORK/build-$K
-  PARSE[$K]=$(find "$B" -name parse -type f -perm -u+x 2>/dev/null | head -1)
+  PARSE[$K]=$(find "$B" -name parse -type f -perm -u+x 2>/dev/null | head -1 || true)
   # MEMPROF_BENCH_KEEP=1: the plain and clang builds of an earlier run are
   # kept (the memprof one links our runtime: always built anew).
   if [ "${MEMPROF_BENCH_KEEP:-0}" = 1 ] && [ "$K" != memprof ] && [ -x "${PARSE[$K]}" ]; then
