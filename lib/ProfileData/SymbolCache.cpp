@@ -13,6 +13,7 @@
 #include "memprof/ProfileData/DataCursor.h"
 #include "memprof/ProfileData/Error.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CachePruning.h"
@@ -179,8 +180,13 @@ Expected<SymbolCacheEntry> readSymbolCacheEntry(StringRef Bytes) {
     return std::move(Err);
   if (Error Err = P.needItems(NumStrings, 4, "string"))
     return std::move(Err);
+  // The table is canonical, as the writer makes it: each string once, in the
+  // order the records first name them, none unnamed. An entry read is then
+  // exactly the bytes writeSymbolCacheEntry gives for it (the fuzzer checks
+  // this), and a table that is not is foreign: refused, then rewritten.
   std::vector<StringRef> Strings;
   Strings.reserve(NumStrings);
+  DenseSet<StringRef> Seen;
   for (uint32_t I = 0; I < NumStrings; ++I) {
     uint32_t Len = 0;
     if (Error Err = P.readInto(Len, "string length"))
@@ -188,14 +194,27 @@ Expected<SymbolCacheEntry> readSymbolCacheEntry(StringRef Bytes) {
     Expected<StringRef> S = P.readBytes(Len, "string");
     if (!S)
       return S.takeError();
+    if (!Seen.insert(*S).second)
+      return makeError(ErrorCode::Malformed,
+                       "string " + Twine(I) + " repeats an earlier one",
+                       P.absoluteOffset() - Len);
     Strings.push_back(*S);
   }
+  uint32_t NextNew = 0; // the index a string named for the first time has
   auto Str = [&](uint32_t I, std::string &Out) -> Error {
     if (I >= Strings.size())
       return makeError(ErrorCode::Malformed,
                        "string index " + Twine(I) + " of " +
                            Twine(Strings.size()),
                        P.absoluteOffset());
+    if (I > NextNew)
+      return makeError(ErrorCode::Malformed,
+                       "string index " + Twine(I) +
+                           " out of first-use order (the next new string is " +
+                           Twine(NextNew) + ")",
+                       P.absoluteOffset());
+    if (I == NextNew)
+      ++NextNew;
     Out = Strings[I].str();
     return Error::success();
   };
@@ -282,6 +301,11 @@ Expected<SymbolCacheEntry> readSymbolCacheEntry(StringRef Bytes) {
   if (!P.atEnd())
     return makeError(ErrorCode::Malformed,
                      Twine(P.remaining()) + " bytes after the last record",
+                     P.absoluteOffset());
+  if (NextNew != Strings.size())
+    return makeError(ErrorCode::Malformed,
+                     Twine(Strings.size() - NextNew) +
+                         " strings that no record names",
                      P.absoluteOffset());
   return std::move(E);
 }

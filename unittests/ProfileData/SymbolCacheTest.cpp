@@ -1,5 +1,6 @@
 //===- SymbolCacheTest.cpp - The symbol cache's entries and directory -----===//
 #include "memprof/ProfileData/SymbolCache.h"
+#include <cstring>
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
@@ -126,6 +127,49 @@ TEST(SymbolCache, RejectsHostileCountsBehindAGoodChecksum) {
   Expected<SymbolCacheEntry> E = readSymbolCacheEntry(B);
   ASSERT_FALSE(bool(E));
   EXPECT_NE(toString(E.takeError()).find("string index 7"), std::string::npos);
+}
+
+// The string table must be the writer's: each string once, in first-use
+// order, every one named (the fuzzer found tables in another order read,
+// then written back as other bytes).
+TEST(SymbolCache, RejectsNonCanonicalStringTables) {
+  SymbolCacheEntry One;
+  One.BuildId = "\x42";
+  PCSymbols S;
+  S.Status = PCSymbols::Ok;
+  S.Frames = {SymbolizedFrame{{1, 0, 0, false}, "aa", "bb", 0, "cc"}};
+  One.PCs = {{0x10, S}};
+  const std::string B = writeSymbolCacheEntry(One);
+  ASSERT_TRUE(bool(readSymbolCacheEntry(B)));
+  // Strings: count (4), then "aa", "bb", "cc" (4 + 2 each); the frame's
+  // function, file and declaration file indexes after the address count
+  // (4), address (8), status (1), frames (4), GUID (8), line offset (4),
+  // column (4) and inline flag (1); the line (4) between file and decl.
+  const size_t Str0 = 48 + 1 + 4 + 4, Str1 = Str0 + 6;
+  const size_t Fn = 48 + 1 + 4 + 3 * 6 + 4 + 8 + 1 + 4 + 8 + 4 + 4 + 1;
+  const size_t File = Fn + 4, Decl = File + 8;
+  auto Reject = [](std::string Bad, StringRef Why) {
+    fixChecksum(Bad);
+    Expected<SymbolCacheEntry> E = readSymbolCacheEntry(Bad);
+    ASSERT_FALSE(bool(E)) << Why.str();
+    EXPECT_NE(toString(E.takeError()).find(Why.str()), std::string::npos);
+  };
+  // "bb" and "aa" swapped in the table and in the frame: the same names,
+  // another order.
+  std::string Swapped = B;
+  std::memcpy(&Swapped[Str0], "bb", 2);
+  std::memcpy(&Swapped[Str1], "aa", 2);
+  support::endian::write32le(&Swapped[Fn], 1);
+  support::endian::write32le(&Swapped[File], 0);
+  Reject(Swapped, "out of first-use order");
+  // A string twice.
+  std::string Twice = B;
+  std::memcpy(&Twice[Str1], "aa", 2);
+  Reject(Twice, "repeats an earlier one");
+  // The declaration file named by the function's index: "cc" unnamed.
+  std::string Unnamed = B;
+  support::endian::write32le(&Unnamed[Decl], 0);
+  Reject(Unnamed, "1 strings that no record names");
 }
 
 TEST(SymbolCache, RejectsUnsortedAddresses) {
