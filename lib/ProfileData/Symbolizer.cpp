@@ -519,9 +519,10 @@ Error fileError(ErrorCode Code, StringRef Path, const Twine &Msg) {
   return makeError(Code, Path + ": " + Msg);
 }
 
-Expected<std::unique_ptr<ElfModule>>
-ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
-  Expected<std::unique_ptr<ElfModule>> M = openHeaders(Path, Notes);
+/// A module whose headers opened, with its DWARF loaded (open()'s second
+/// step, whatever the first read from).
+static Expected<std::unique_ptr<ElfModule>>
+withDwarf(Expected<std::unique_ptr<ElfModule>> M) {
   if (!M)
     return M.takeError();
   if (Error E = (*M)->loadDwarf(/*ReadDwarf=*/true))
@@ -530,15 +531,14 @@ ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
 }
 
 Expected<std::unique_ptr<ElfModule>>
+ElfModule::open(StringRef Path, std::vector<std::string> *Notes) {
+  return withDwarf(openHeaders(Path, Notes));
+}
+
+Expected<std::unique_ptr<ElfModule>>
 ElfModule::open(std::unique_ptr<MemoryBuffer> Buffer,
                 std::vector<std::string> *Notes) {
-  Expected<std::unique_ptr<ElfModule>> M =
-      openHeaders(std::move(Buffer), Notes);
-  if (!M)
-    return M.takeError();
-  if (Error E = (*M)->loadDwarf(/*ReadDwarf=*/true))
-    return std::move(E);
-  return M;
+  return withDwarf(openHeaders(std::move(Buffer), Notes));
 }
 
 Expected<std::unique_ptr<ElfModule>>
