@@ -285,17 +285,16 @@ def folded(truth, kind, unit, path):
     return 0 if ok else 1
 
 
-def human(n):
-    """memprof-show's sizes: bytes below 1 KiB, else one decimal of the
-    largest binary unit that keeps the rounded value under 1024."""
-    if n < 1024:
-        return "%d B" % n
-    v, units = n / 1024, ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-    u = 0
-    while round(v * 10) / 10 >= 1024 and u + 1 < len(units):
-        v /= 1024
-        u += 1
-    return "%.1f %s" % (v, units[u])
+def shown():
+    """lit-tests/tools/check-heap.py, whose human(), blocks() and runs()
+    spell sizes and counts as memprof-show's heap lines do."""
+    import importlib.util, os
+    spec = importlib.util.spec_from_file_location(
+        "tools_check_heap", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                         "..", "..", "tools", "check-heap.py"))
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
 
 
 def summary(raw, show):
@@ -305,10 +304,11 @@ def summary(raw, show):
     live_bytes = sum(c[1] for c in h["contexts"])
     live_blocks = sum(c[2] for c in h["contexts"])
     text = open(show).read()
-    want = ["heap         peak: %s in %d blocks at %.2f s, 1 run (--view peak)" %
-            (human(h["peakbytes"]), h["peakblocks"], h["peakms"] / 1000),
-            "             live at exit: %s in %d blocks, 1 run (--view leaks)" %
-            (human(live_bytes), live_blocks)]
+    f = shown()
+    want = ["heap         peak: %s in %s at %.2f s, %s (--view peak)" %
+            (f.human(h["peakbytes"]), f.blocks(h["peakblocks"]), h["peakms"] / 1000, f.runs(1)),
+            "             live at exit: %s in %s, %s (--view leaks)" %
+            (f.human(live_bytes), f.blocks(live_blocks), f.runs(1))]
     bad = 0
     for w in want:
         if w in text:
