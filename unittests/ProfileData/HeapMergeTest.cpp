@@ -9,6 +9,7 @@
 // must give the same bytes (LLVM part and extension) and hold those sums.
 //
 //===----------------------------------------------------------------------===//
+#include "ChainModule.h"
 #include "RawBuilder.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/Merge.h"
@@ -23,43 +24,6 @@ using namespace memprof;
 using namespace memprof::test;
 
 namespace {
-
-/// Addresses symbolize to the inline chains the test gives; others not.
-/// Functions named in Names get their name and a source file.
-class ChainModule : public ModuleSymbolizer {
-public:
-  std::map<uint64_t, std::vector<Frame>> Chains;
-  std::map<GUID, std::string> Names;
-  llvm::StringRef path() const override { return "chains"; }
-  uint64_t toBinaryAddress(const SegmentInfo &, uint64_t PC) const override {
-    return PC;
-  }
-  PCSymbols symbolize(uint64_t Addr) override {
-    PCSymbols S;
-    auto It = Chains.find(Addr);
-    if (It == Chains.end())
-      return S;
-    S.Status = PCSymbols::Ok;
-    for (const Frame &F : It->second) {
-      auto N = Names.find(F.Function);
-      if (N == Names.end())
-        S.Frames.push_back({F, "", "", 0, ""});
-      else
-        S.Frames.push_back({F, N->second, "/src/f.c", 10 + F.LineOffset,
-                            "/src/f.c"});
-    }
-    return S;
-  }
-};
-
-class OneLocator : public BinaryLocator {
-public:
-  ChainModule *M;
-  explicit OneLocator(ChainModule *M) : M(M) {}
-  llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef) override {
-    return M;
-  }
-};
 
 MemInfoBlock block(uint64_t Count, uint64_t Size) {
   MemInfoBlock M = MemInfoBlock::forAllocation(Size, 0, 0, 5, 0, 0);

@@ -8,6 +8,7 @@
 // the bytes of one merge.
 //
 //===----------------------------------------------------------------------===//
+#include "ChainModule.h"
 #include "RawBuilder.h"
 #include "memprof/ProfileData/IndexedProfile.h"
 #include "memprof/ProfileData/Merge.h"
@@ -22,34 +23,6 @@ using namespace memprof;
 using namespace memprof::test;
 
 namespace {
-
-class ChainModule : public ModuleSymbolizer {
-public:
-  std::map<uint64_t, std::vector<Frame>> Chains;
-  llvm::StringRef path() const override { return "chains"; }
-  uint64_t toBinaryAddress(const SegmentInfo &, uint64_t PC) const override {
-    return PC; // keyed by the address itself
-  }
-  PCSymbols symbolize(uint64_t Addr) override {
-    PCSymbols S;
-    auto It = Chains.find(Addr);
-    if (It == Chains.end())
-      return S;
-    S.Status = PCSymbols::Ok;
-    for (const Frame &F : It->second)
-      S.Frames.push_back({F, "", "", 0, ""});
-    return S;
-  }
-};
-
-class OneLocator : public BinaryLocator {
-public:
-  ChainModule *M;
-  explicit OneLocator(ChainModule *M) : M(M) {}
-  llvm::Expected<ModuleSymbolizer *> find(llvm::StringRef) override {
-    return M;
-  }
-};
 
 using FrameKey = std::tuple<GUID, uint32_t, uint32_t, bool>;
 using StackKey = std::vector<FrameKey>;
