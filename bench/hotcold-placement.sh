@@ -9,7 +9,7 @@
 #      newCold's site cold and newHot's notcold;
 #   2. a rebuild with -fmemory-profile-use -mllvm -optimize-hot-cold-new
 #      -mllvm -memprof-ave-lifetime-cold-threshold=0, linked with
-#      libmemprof_hotcold; llvm-objdump-22 must show newCold passing 1 and
+#      libmemprof_hotcold; llvm-objdump-22 (lit-tests/hotcold/Inputs/check-hints.py) must show newCold passing 1 and
 #      newHot 128 to _Znwm12__hot_cold_t;
 #   3. paired rounds (bench/paired.py) of four rows: hinted; the same binary
 #      with MEMPROF_HOTCOLD=ignore_hints=1 (the baseline); a plain build linked
@@ -46,7 +46,6 @@ COLD=${MEMPROF_BENCH_COLD:-7}
 PASSES=${MEMPROF_BENCH_PASSES:-100}
 PROFILE_ARGS=${MEMPROF_BENCH_PROFILE:-20000 7 1000}
 CXX=${CXX:-clang++-22}
-OBJDUMP=${OBJDUMP:-llvm-objdump-22}
 LIB=$BUILD/lib
 HCLIB=$LIB/HotColdAllocator
 for f in "$LIB/MemProfInstrument.so" "$LIB/memprof_rt.o" "$HCLIB/libmemprof_hotcold.so" \
@@ -80,17 +79,19 @@ grep -q 'newHot: notcold' <<< "$HOT_LINE" || die "newHot's site is not notcold (
   -L"$HCLIB" -lmemprof_hotcold -Wl,-rpath,"$HCLIB"
 "$CXX" "${BASE[@]}" "$SRC" -o "$WORK/plain-glibc"
 "$CXX" "${BASE[@]}" "$SRC" -o "$WORK/plain-jemalloc" -Wl,--no-as-needed -ljemalloc
-"$OBJDUMP" -d --no-show-raw-insn "$WORK/hinted" > "$WORK/hinted.dis"
-# The hint each function passes: the last `mov $X, %esi` before its call.
+# The hint each function passes to _Znwm12__hot_cold_t, read from the
+# disassembly by the hot/cold lit test's reader (check-hints.py).
+python3 "$ROOT/lit-tests/hotcold/Inputs/check-hints.py" "$WORK/hinted" > "$WORK/hints-code.txt" ||
+  die "no call of a __hot_cold_t variant in $WORK/hinted"
 hint_of() {
-  awk -v fn="$1" '
-    /^[0-9a-f]+ </ { in_fn = index($0, fn) > 0; next }
-    in_fn && /mov[lq]?\t\$0x[0-9a-f]+, %esi/ { split($0, a, "$"); split(a[2], b, ","); v = b[1] }
-    in_fn && /call.*<_Znwm12__hot_cold_t/ { print v; exit }' "$WORK/hinted.dis"
+  # "hint (anonymous namespace)::newCold -> _Znwm12__hot_cold_t 1": the name
+  # holds a space, so the line is matched whole.
+  awk -v fn="$1" '$1 == "hint" && index($0, "::" fn " -> _Znwm12__hot_cold_t ") { print $NF; exit }' \
+    "$WORK/hints-code.txt"
 }
 CH=$(hint_of newCold); HH=$(hint_of newHot)
-[ "$CH" = 0x1 ] || die "newCold passes '$CH' to _Znwm12__hot_cold_t, not 1 (see $WORK/hinted.dis)"
-[ "$HH" = 0x80 ] || die "newHot passes '$HH' to _Znwm12__hot_cold_t, not 128 (see $WORK/hinted.dis)"
+[ "$CH" = 1 ] || die "newCold passes '$CH' to _Znwm12__hot_cold_t, not 1 (see $WORK/hints-code.txt)"
+[ "$HH" = 128 ] || die "newHot passes '$HH' to _Znwm12__hot_cold_t, not 128 (see $WORK/hints-code.txt)"
 
 # 3. Paired rounds.
 A="$HOT $COLD $PASSES"

@@ -12,8 +12,8 @@
 #      says: `memprof-show --use-flags P` and `pkg-config --cflags
 #      memprof-hotcold` (thresholds by --define-variable) in CMAKE_C(XX)_FLAGS,
 #      `pkg-config --libs memprof-hotcold` in CMAKE_EXE_LINKER_FLAGS, the
-#      probe (hotcold-probe.sh) first; llvm-objdump-22 counts the calls of
-#      __hot_cold_t variants by hint;
+#      probe (hotcold-probe.sh) first; the calls of __hot_cold_t variants
+#      counted by hint (lit-tests/hotcold/Inputs/check-hints.py);
 #   4. one stats run of the rebuilt db_bench (MEMPROF_HOTCOLD=stats=1): cold
 #      requests, live and resident bytes per class;
 #   5. paired rounds (bench/paired.py) of: the rebuilt binary with hints
@@ -90,22 +90,26 @@ HC_LIBS=$("${PC[@]}" --libs memprof-hotcold)
 sh "$(pkg-config --variable=probe memprof-hotcold)" "$WORK/probe" clang++-22 $HC_CFLAGS -- $HC_LIBS > "$WORK/logs/probe.log" ||
   die "the probe says this flow would not place (see above)"
 FLAGS="-O2 -g -fno-omit-frame-pointer -DNDEBUG"
+# build_ldb NAME CFLAGS LDFLAGS: db_bench in $WORK/build-NAME, leveldb
+# configured as leveldb-source.sh configures it.
+build_ldb() {
+  local B=$WORK/build-$1
+  rm -rf "$B"
+  cmake -S "$SRC" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+    -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=ON -DLEVELDB_INSTALL=OFF \
+    -DBUILD_SHARED_LIBS=OFF -DHAVE_SNAPPY=OFF -DHAVE_CRC32C=OFF -DHAVE_TCMALLOC=OFF \
+    -DCMAKE_C_FLAGS="$2" -DCMAKE_CXX_FLAGS="$2" -DCMAKE_EXE_LINKER_FLAGS="$3" \
+    > "$WORK/logs/$1-cmake.log" 2>&1 || die "cmake failed (see $WORK/logs/$1-cmake.log)"
+  nice ninja -j2 -C "$B" db_bench > "$WORK/logs/$1-ninja.log" 2>&1 || die "build failed (see $WORK/logs/$1-ninja.log)"
+}
 B=$WORK/build-hotcold
 log "building db_bench with the profile (ThinLTO)"
-rm -rf "$B"
-cmake -S "$SRC" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-  -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=ON -DLEVELDB_INSTALL=OFF \
-  -DBUILD_SHARED_LIBS=OFF -DHAVE_SNAPPY=OFF -DHAVE_CRC32C=OFF -DHAVE_TCMALLOC=OFF \
-  -DCMAKE_C_FLAGS="$FLAGS $USE $HC_CFLAGS" -DCMAKE_CXX_FLAGS="$FLAGS $USE $HC_CFLAGS" \
-  -DCMAKE_EXE_LINKER_FLAGS="$HC_LIBS" > "$WORK/logs/hotcold-cmake.log" 2>&1 || die "cmake failed (see $WORK/logs/hotcold-cmake.log)"
-nice ninja -j2 -C "$B" db_bench > "$WORK/logs/hotcold-ninja.log" 2>&1 || die "build failed (see $WORK/logs/hotcold-ninja.log)"
+build_ldb hotcold "$FLAGS $USE $HC_CFLAGS" "$HC_LIBS"
 HINTED=$B/db_bench
-llvm-objdump-22 -d --no-show-raw-insn "$HINTED" > "$WORK/hinted.dis"
-# Calls of a __hot_cold_t variant by the hint moved just before them.
-CALLS=$(awk '
-  /mov[lb]?\t\$0x[0-9a-f]+, %(esi|sil|edx|dl)/ { split($0, a, "$"); split(a[2], b, ","); v = b[1] }
-  /(call|jmp).*hot_cold/ { n[v]++ ; v = "?" }
-  END { for (k in n) printf "%s:%d ", k, n[k] }' "$WORK/hinted.dis")
+# Calls of a __hot_cold_t variant by the hint passed (check-hints.py, the
+# hot/cold lit test's reader of llvm-objdump-22's disassembly).
+CALLS=$(python3 "$ROOT/lit-tests/hotcold/Inputs/check-hints.py" "$HINTED" |
+  awk '$1 == "hint" { n[$NF]++ } END { for (k in n) printf "%s:%d ", k, n[k] }')
 
 # 3b. The profiling build with -fno-unroll-loops (docs/hot-cold.md, the
 # profiling build): its cost against the default profiling build.
@@ -113,14 +117,7 @@ BB=$ROOT/build-bench
 MPC=(pkg-config --define-variable=libdir="$BB/lib" --define-variable=includedir="$ROOT/include" "$BB/memprof.pc")
 NU=$WORK/build-memprof-nounroll
 log "building the profiling db_bench with -fno-unroll-loops"
-rm -rf "$NU"
-cmake -S "$SRC" -B "$NU" -G Ninja -DCMAKE_BUILD_TYPE= -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
-  -DLEVELDB_BUILD_TESTS=OFF -DLEVELDB_BUILD_BENCHMARKS=ON -DLEVELDB_INSTALL=OFF \
-  -DBUILD_SHARED_LIBS=OFF -DHAVE_SNAPPY=OFF -DHAVE_CRC32C=OFF -DHAVE_TCMALLOC=OFF \
-  -DCMAKE_C_FLAGS="$FLAGS $("${MPC[@]}" --cflags) -fno-unroll-loops" \
-  -DCMAKE_CXX_FLAGS="$FLAGS $("${MPC[@]}" --cflags) -fno-unroll-loops" \
-  -DCMAKE_EXE_LINKER_FLAGS="$("${MPC[@]}" --libs)" > "$WORK/logs/nounroll-cmake.log" 2>&1 || die "cmake failed (see $WORK/logs/nounroll-cmake.log)"
-nice ninja -j2 -C "$NU" db_bench > "$WORK/logs/nounroll-ninja.log" 2>&1 || die "build failed (see $WORK/logs/nounroll-ninja.log)"
+build_ldb memprof-nounroll "$FLAGS $("${MPC[@]}" --cflags) -fno-unroll-loops" "$("${MPC[@]}" --libs)"
 
 # 4. One stats run.
 rm -rf "$DB" && mkdir -p "$DB"
@@ -138,7 +135,7 @@ RUN="rm -rf $DB/r && exec"
   echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   echo "# thresholds: cold lifetime >= $COLD_LIFETIME s, density < $COLD_DENSITY"
   echo "# hints: $HINTS"
-  echo "# hinted binary: calls of __hot_cold_t variants by hint (hex): $CALLS"
+  echo "# hinted binary: calls of __hot_cold_t variants by hint: $CALLS"
   echo "# stats run:"
   grep "^memprof-hotcold" "$WORK/stats.txt" | sed "s/^/#   /"
   echo "## whole runs (paired.py, baseline: ignored)"

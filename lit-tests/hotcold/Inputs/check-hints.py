@@ -27,12 +27,9 @@ def short(name):
     if name.endswith("@plt"):
         return name[:-len("@plt")]
     clone = re.search(r"\(\.([^)]*)\)$", name)
-    base = name
-    depth = 0
-    for i, ch in enumerate(name):
-        if ch == "(" and depth == 0 and i > 0:
-            base = name[:i]
-            break
+    # The parameter list: the first '(' but a leading "(anonymous namespace)".
+    paren = name.find("(", 1)
+    base = name[:paren] if paren > 0 else name
     return base + ("." + clone.group(1) if clone else "")
 
 
