@@ -17,8 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   uint64_t Sum = 0;
   for (const auto &KV : P->MIBs)
     Sum += KV.second.Info.TotalSize + KV.second.Histogram.size();
-  for (const auto &KV : P->Stacks)
-    Sum += KV.second.size();
+  for (const auto &E : P->Stacks.Entries)
+    Sum += P->Stacks.pcs(E).size();
   for (const RawHeapDump &D : P->HeapDumps) {
     for (const auto &C : D.Contexts)
       Sum += C.second.LiveBytes + C.second.PeakBlocks;

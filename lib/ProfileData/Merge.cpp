@@ -280,8 +280,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   SmallVector<FrameId, 32> Ids;
   SmallVector<std::pair<uint64_t, unsigned>, 16> Chains;
   for (const auto &[StackId, MIB] : P.MIBs) {
-    auto SI = P.Stacks.find(StackId);
-    if (SI == P.Stacks.end())
+    std::optional<ArrayRef<uint64_t>> PCs = P.Stacks.find(StackId);
+    if (!PCs)
       continue; // the reader rejects this; keep the merger total anyway
     Frames.clear();
     Ids.clear();
@@ -295,7 +295,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     const std::string *LeafType = nullptr;
     TypeWalk.clear();
     bool WalkDone = false, AtLeaf = true;
-    for (uint64_t PC : SI->second) {
+    for (uint64_t PC : *PCs) {
       auto [LI, New] = Local.try_emplace(PC);
       if (New) {
         LI->second.S =

@@ -3,6 +3,7 @@
 #include "memprof/ProfileData/DataCursor.h"
 #include "memprof/format/IndexedFormat.h"
 #include "memprof/format/RawProfileFormat.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
@@ -32,6 +33,12 @@ struct DumpHeader {
   uint64_t Version, TotalSize, SegmentOffset, MIBOffset, StackOffset;
 };
 
+/// A stack of the dump being read: its PCs are in RawStacks::PCs already.
+struct DumpStack {
+  RawStacks::Entry E;
+  uint64_t At; ///< file offset of its record
+};
+
 class RawParser {
 public:
   RawParser(StringRef Buffer) : Buffer(Buffer) {}
@@ -44,14 +51,21 @@ private:
   Error parseModulePaths(DataCursor &C, uint64_t SectionStart,
                          std::vector<SegmentInfo> &Segs);
   Error parseHeap(DataCursor &C, uint64_t SectionStart);
-  Error parseStacks(DataCursor &C,
-                    std::unordered_map<uint64_t, std::vector<uint64_t>> &Out);
+  Error parseStacks(DataCursor &C, std::vector<DumpStack> &Out);
+  /// Sorts one dump's stacks by id and drops repeats; an id given twice
+  /// with different PCs is an error (the first such record in the file).
+  Error uniqueDumpStacks(std::vector<DumpStack> &Stacks);
+  /// Adds one dump's stacks (sorted, unique) to P.Stacks; an id an earlier
+  /// dump gave other PCs is an error.
+  Error addDumpStacks(const std::vector<DumpStack> &Stacks, uint64_t At);
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
   RawProfile P;
-  /// The current dump's MIBs: stack id -> AllocCount (summed over repeats).
-  std::unordered_map<uint64_t, uint64_t> DumpAllocCounts;
+  /// The current dump's MIBs: (stack id, AllocCount), in file order; the
+  /// heap section sorts them and sums repeats (sortedAllocCounts).
+  std::vector<std::pair<uint64_t, uint64_t>> DumpAllocCounts;
+  void sortAllocCounts();
 };
 
 /// The magic of the section at the next 8-byte boundary of the dump (\p
@@ -116,6 +130,19 @@ Error RawParser::parseSegments(DataCursor &C, std::vector<SegmentInfo> &Out) {
   return Error::success();
 }
 
+void RawParser::sortAllocCounts() {
+  llvm::sort(DumpAllocCounts);
+  size_t Out = 0;
+  for (size_t I = 0; I < DumpAllocCounts.size(); ++I) {
+    if (Out && DumpAllocCounts[Out - 1].first == DumpAllocCounts[I].first)
+      DumpAllocCounts[Out - 1].second =
+          satAdd(DumpAllocCounts[Out - 1].second, DumpAllocCounts[I].second);
+    else
+      DumpAllocCounts[Out++] = DumpAllocCounts[I];
+  }
+  DumpAllocCounts.resize(Out);
+}
+
 Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
   TRY(N, C.read<uint64_t>("MIB count"));
   const unsigned LastTag = Version == 3 ? 25 : raw::NumMIBFields;
@@ -127,6 +154,7 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
   // GiB of zeros) would still reserve gigabytes before its first bad entry:
   // reserve at most 64Ki entries, and let real entries grow the table.
   P.MIBs.reserve(P.MIBs.size() + std::min<uint64_t>(N, MaxReserve));
+  DumpAllocCounts.reserve(std::min<uint64_t>(N, MaxReserve));
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
     // The entry's size was checked above (needItems), so the fields are read
@@ -164,8 +192,7 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
     }
     if (Error E = checkMIB(R.Info, StackId, At))
       return E;
-    uint64_t &Count = DumpAllocCounts[StackId];
-    Count = satAdd(Count, R.Info.AllocCount);
+    DumpAllocCounts.push_back({StackId, R.Info.AllocCount});
     auto [It, Inserted] = P.MIBs.try_emplace(StackId, std::move(R));
     if (!Inserted) {
       // The same stack id in another dump of this file (or repeated in this
@@ -183,34 +210,104 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
   return Error::success();
 }
 
-Error RawParser::parseStacks(DataCursor &C,
-                             std::unordered_map<uint64_t, std::vector<uint64_t>> &Out) {
-  TRY(N, C.read<uint64_t>("stack count"));
+Error RawParser::parseStacks(DataCursor &C, std::vector<DumpStack> &Out) {
+  std::vector<uint64_t> &All = P.Stacks.PCs;
+  // Bounded by the bytes present, not by a count read from the file.
+  All.reserve(All.size() + C.remaining() / 8);
+  // A malformed record after an id given twice with different PCs: the
+  // repeat, met first in the file, is what is reported.
+  auto Fail = [&](Error E) -> Error {
+    if (Error Dup = uniqueDumpStacks(Out)) {
+      consumeError(std::move(E));
+      return Dup;
+    }
+    return E;
+  };
+  auto NOrErr = C.read<uint64_t>("stack count");
+  if (!NOrErr)
+    return NOrErr.takeError();
+  const uint64_t N = *NOrErr;
   if (Error E = C.needItems(N, 16, "stack"))
     return E;
+  Out.reserve(std::min<uint64_t>(N, MaxReserve));
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
-    TRY(Id, C.read<uint64_t>("stack id"));
-    TRY(NumPCs, C.read<uint64_t>("stack PC count"));
+    auto IdOrErr = C.read<uint64_t>("stack id");
+    if (!IdOrErr)
+      return Fail(IdOrErr.takeError());
+    auto NumOrErr = C.read<uint64_t>("stack PC count");
+    if (!NumOrErr)
+      return Fail(NumOrErr.takeError());
+    const uint64_t NumPCs = *NumOrErr;
     if (Error E = C.needItems(NumPCs, 8, "stack PC"))
-      return E;
+      return Fail(std::move(E));
     // needItems bounded NumPCs by the bytes left: NumPCs * 8 cannot wrap.
-    TRY(PCBytes, C.readBytes(NumPCs * 8, "stack PC"));
-    std::vector<uint64_t> PCs;
-    PCs.reserve(std::min<uint64_t>(NumPCs, MaxReserve));
+    auto BytesOrErr = C.readBytes(NumPCs * 8, "stack PC");
+    if (!BytesOrErr)
+      return Fail(BytesOrErr.takeError());
+    const uint64_t Begin = All.size();
     for (uint64_t J = 0; J < NumPCs; ++J) {
-      uint64_t PC = support::endian::read64le(PCBytes.data() + 8 * J);
+      uint64_t PC = support::endian::read64le(BytesOrErr->data() + 8 * J);
       if (PC == 0)
         break; // the runtime ends a trace at its first zero PC
-      PCs.push_back(PC);
+      All.push_back(PC);
     }
-    auto [It, Inserted] = Out.try_emplace(Id, std::move(PCs));
-    if (!Inserted && It->second != PCs)
+    Out.push_back({{*IdOrErr, Begin, All.size() - Begin}, At});
+  }
+  return uniqueDumpStacks(Out);
+}
+
+Error RawParser::uniqueDumpStacks(std::vector<DumpStack> &Stacks) {
+  // Stable: a repeated id keeps its records in file order, the first one
+  // at the front.
+  std::stable_sort(Stacks.begin(), Stacks.end(),
+                   [](const DumpStack &A, const DumpStack &B) {
+                     return A.E.Id < B.E.Id;
+                   });
+  const DumpStack *Bad = nullptr;
+  size_t Out = 0;
+  for (size_t I = 0; I < Stacks.size();) {
+    size_t J = I + 1;
+    for (; J < Stacks.size() && Stacks[J].E.Id == Stacks[I].E.Id; ++J)
+      if (P.Stacks.pcs(Stacks[J].E) != P.Stacks.pcs(Stacks[I].E) &&
+          (!Bad || Stacks[J].At < Bad->At))
+        Bad = &Stacks[J];
+    Stacks[Out++] = Stacks[I];
+    I = J;
+  }
+  if (Bad)
+    return makeError(ErrorCode::Malformed,
+                     "stack id " + Twine(Bad->E.Id) +
+                         " appears twice with different PCs",
+                     Bad->At);
+  Stacks.resize(Out);
+  return Error::success();
+}
+
+Error RawParser::addDumpStacks(const std::vector<DumpStack> &Stacks,
+                               uint64_t At) {
+  std::vector<RawStacks::Entry> &Old = P.Stacks.Entries;
+  std::vector<RawStacks::Entry> New;
+  New.reserve(Stacks.size());
+  for (const DumpStack &S : Stacks) {
+    std::optional<ArrayRef<uint64_t>> Prev = P.Stacks.find(S.E.Id);
+    if (!Prev) {
+      New.push_back(S.E);
+      continue;
+    }
+    if (*Prev != P.Stacks.pcs(S.E))
       return makeError(ErrorCode::Malformed,
-                       "stack id " + Twine(Id) + " appears twice with "
-                       "different PCs",
+                       "dump " + Twine(P.NumDumps) +
+                           " has a different call stack for stack id " +
+                           Twine(S.E.Id),
                        At);
   }
+  const size_t Mid = Old.size();
+  Old.insert(Old.end(), New.begin(), New.end());
+  std::inplace_merge(Old.begin(), Old.begin() + Mid, Old.end(),
+                     [](const RawStacks::Entry &A, const RawStacks::Entry &B) {
+                       return A.Id < B.Id;
+                     });
   return Error::success();
 }
 
@@ -309,9 +406,13 @@ Error RawParser::parseHeap(DataCursor &C, uint64_t SectionStart) {
   if (Error E = C.needItems(NumSamples, 24, "heap sample"))
     return E;
   // The stack id's AllocCount in this dump; none when it is not a MIB.
+  sortAllocCounts();
   auto MIBOf = [&](uint64_t StackId) -> std::optional<uint64_t> {
-    auto It = DumpAllocCounts.find(StackId);
-    if (It == DumpAllocCounts.end())
+    auto It = llvm::lower_bound(DumpAllocCounts, StackId,
+                                [](const auto &E, uint64_t V) {
+                                  return E.first < V;
+                                });
+    if (It == DumpAllocCounts.end() || It->first != StackId)
       return std::nullopt;
     return It->second;
   };
@@ -507,7 +608,7 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
   if (Error E = parseMIBs(MC, H.Version))
     return E;
 
-  std::unordered_map<uint64_t, std::vector<uint64_t>> Stacks;
+  std::vector<DumpStack> Stacks;
   DataCursor KC(Rest.substr(H.StackOffset, H.TotalSize - H.StackOffset),
                 Start + H.StackOffset);
   if (Error E = parseStacks(KC, Stacks))
@@ -520,15 +621,8 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
   for (size_t I = 0; I < Segs.size(); ++I)
     if (P.Segments[I].Path.empty())
       P.Segments[I].Path = std::move(Segs[I].Path);
-  for (auto &KV : Stacks) {
-    auto [It, Inserted] = P.Stacks.try_emplace(KV.first, std::move(KV.second));
-    if (!Inserted && It->second != KV.second)
-      return makeError(ErrorCode::Malformed,
-                       "dump " + Twine(P.NumDumps) +
-                           " has a different call stack for stack id " +
-                           Twine(KV.first),
-                       Start + H.StackOffset);
-  }
+  if (Error E = addDumpStacks(Stacks, Start + H.StackOffset))
+    return E;
   ++P.NumDumps;
   return Error::success();
 }
@@ -568,7 +662,7 @@ Expected<RawProfile> RawParser::parse() {
     Off += (Z - Off) & ~uint64_t(7);
   }
   for (const auto &KV : P.MIBs)
-    if (!P.Stacks.count(KV.first))
+    if (!P.Stacks.contains(KV.first))
       return makeError(ErrorCode::Malformed,
                        "MIB references stack id " + Twine(KV.first) +
                            " which no stack section contains");
@@ -576,6 +670,15 @@ Expected<RawProfile> RawParser::parse() {
 }
 
 } // namespace
+
+std::optional<ArrayRef<uint64_t>> RawStacks::find(uint64_t Id) const {
+  auto It = std::lower_bound(
+      Entries.begin(), Entries.end(), Id,
+      [](const Entry &E, uint64_t V) { return E.Id < V; });
+  if (It == Entries.end() || It->Id != Id)
+    return std::nullopt;
+  return pcs(*It);
+}
 
 Expected<RawProfile> readRawProfile(StringRef Buffer) {
   return RawParser(Buffer).parse();

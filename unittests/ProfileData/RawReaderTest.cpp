@@ -50,7 +50,7 @@ TEST(RawReader, ReadsEveryVersion) {
     }
     // A trace ends at its first zero PC.
     std::vector<uint64_t> Want2 = {0x1300};
-    EXPECT_EQ(P->Stacks.find(2)->second, Want2);
+    EXPECT_EQ(*P->Stacks.find(2), llvm::ArrayRef(Want2));
   }
 }
 
@@ -96,6 +96,53 @@ TEST(RawReader, RejectsDumpsThatDisagree) {
   ASSERT_FALSE(bool(Q));
   EXPECT_NE(errorText(Q.takeError()).find("different call stack"),
             std::string::npos);
+}
+
+TEST(RawReader, StacksOfEveryDumpByIdRepeatsOnce) {
+  // Stacks in no id order, one given twice alike; a second dump repeats one
+  // and adds one.
+  RawBuilder A = sample();
+  A.Stacks = {{9, {0x1900}}, {2, {0x1300}}, {1, {0x1100, 0x1200}}, {2, {0x1300}}};
+  A.MIBs.push_back({9, MemInfoBlock::forAllocation(8, 0, 0, 1, 0, 0), {}});
+  RawBuilder B = A;
+  B.Stacks = {{2, {0x1300}}, {5, {0x1500, 0x1501}}, {1, {0x1100, 0x1200}},
+              {9, {0x1900}}};
+  auto P = readRawProfile(A.build() + B.build());
+  ASSERT_TRUE(bool(P)) << errorText(P.takeError());
+  EXPECT_EQ(P->NumDumps, 2u);
+  ASSERT_EQ(P->Stacks.size(), 4u);
+  std::vector<uint64_t> Ids;
+  for (const RawStacks::Entry &E : P->Stacks.Entries)
+    Ids.push_back(E.Id);
+  EXPECT_EQ(Ids, std::vector<uint64_t>({1, 2, 5, 9}));
+  std::vector<uint64_t> One = {0x1100, 0x1200}, Five = {0x1500, 0x1501};
+  EXPECT_EQ(*P->Stacks.find(1), llvm::ArrayRef(One));
+  EXPECT_EQ(*P->Stacks.find(5), llvm::ArrayRef(Five));
+  EXPECT_FALSE(P->Stacks.find(3));
+  EXPECT_FALSE(P->Stacks.find(~0ull));
+
+  // Ids given twice with different PCs: the first such record in the file
+  // is named, even when a record after it is malformed.
+  RawBuilder D = sample();
+  D.Stacks = {{2, {0x1300}}, {1, {0x1100}}, {2, {0x1301}}, {1, {0x1101}},
+              {7, {0x1700}}};
+  std::string Bytes = D.build();
+  EXPECT_NE(errorText(readRawProfile(Bytes).takeError())
+                .find("stack id 2 appears twice with different PCs"),
+            std::string::npos);
+  // The last record's PC count (the section ends the dump) made too large.
+  for (int I = 0; I < 8; ++I)
+    Bytes[Bytes.size() - 16 + I] = I == 1 ? 0x10 : 0;
+  EXPECT_NE(errorText(readRawProfile(Bytes).takeError())
+                .find("stack id 2 appears twice with different PCs"),
+            std::string::npos);
+  D.Stacks = {{2, {0x1300}}, {1, {0x1100}}, {7, {0x1700}}};
+  Bytes = D.build();
+  for (int I = 0; I < 8; ++I)
+    Bytes[Bytes.size() - 16 + I] = I == 1 ? 0x10 : 0;
+  std::string Why = errorText(readRawProfile(Bytes).takeError());
+  EXPECT_NE(Why.find("stack PC"), std::string::npos) << Why;
+  EXPECT_EQ(Why.find("appears twice"), std::string::npos) << Why;
 }
 
 TEST(RawReader, SpecificErrors) {

@@ -252,7 +252,7 @@ TEST(RawProfileWriter, RoundTripsThroughTheReader) {
 #include "memprof/format/MIBFields.def"
   }
   std::vector<uint64_t> Want2 = {0x1300, 0x1400, 0x7f0000001234};
-  EXPECT_EQ(P->Stacks.find(2)->second, Want2);
+  EXPECT_EQ(*P->Stacks.find(2), llvm::ArrayRef(Want2));
 }
 
 // Access histograms: u16-encoded counts right after their MIB (raw v5), the

@@ -14,9 +14,11 @@
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/Symbolizer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
+#include <optional>
 #include <vector>
 
 namespace memprof {
@@ -39,6 +41,29 @@ struct RawHeapDump {
   std::vector<HeapSample> Samples;
 };
 
+/// Raw stack id -> PCs, leaf first, cut at the first zero PC. A raw profile
+/// holds thousands of short stacks: their PCs share one array, and the ids
+/// are found by binary search, so reading one costs two allocations, not two
+/// per stack.
+struct RawStacks {
+  struct Entry {
+    uint64_t Id;
+    uint64_t Begin; ///< index of the first PC in PCs
+    uint64_t Size;
+  };
+  /// Sorted by Id, each id once.
+  std::vector<Entry> Entries;
+  std::vector<uint64_t> PCs;
+
+  /// The PCs of stack \p Id; none when no stack has that id.
+  std::optional<llvm::ArrayRef<uint64_t>> find(uint64_t Id) const;
+  bool contains(uint64_t Id) const { return find(Id).has_value(); }
+  size_t size() const { return Entries.size(); }
+  llvm::ArrayRef<uint64_t> pcs(const Entry &E) const {
+    return llvm::ArrayRef<uint64_t>(PCs).slice(E.Begin, E.Size);
+  }
+};
+
 struct RawProfile {
   uint64_t Version = 0; // of the first dump; all dumps are v3-v5
   unsigned NumDumps = 0;
@@ -46,8 +71,7 @@ struct RawProfile {
   /// Stack id -> MIB, in order of first appearance; blocks of one stack id in
   /// several dumps are merged with LLVM's rule (MemInfoBlock::mergeDump).
   U64MapVector<RawMIB> MIBs;
-  /// Stack id -> PCs, leaf first, cut at the first zero PC.
-  std::unordered_map<uint64_t, std::vector<uint64_t>> Stacks;
+  RawStacks Stacks;
   /// The heap sections of the dumps that have one, in file order: each is
   /// a run (a dump without one recorded no heap data).
   std::vector<RawHeapDump> HeapDumps;
