@@ -149,29 +149,33 @@ Frame ProfileMerger::gapFrame(const SegmentInfo *Seg, const PCSymbols *S,
   return F;
 }
 
-const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
-                                            const SegmentInfo *&Seg,
-                                            const RawProfile &P,
-                                            ArrayRef<size_t> SortedSegs,
-                                            uint64_t PC) {
+const SegmentInfo *ProfileMerger::findSegment(const RawProfile &P,
+                                              ArrayRef<size_t> SortedSegs,
+                                              uint64_t PC) {
   // The segment with Start < PC <= End (LLVM's bounds: PCs are return
   // addresses minus one).
   auto It = std::upper_bound(SortedSegs.begin(), SortedSegs.end(), PC,
                              [&](uint64_t V, size_t I) {
                                return V <= P.Segments[I].Start;
                              });
-  Seg = nullptr;
   // Segments may nest in hostile files; scan back over starts below PC.
   for (auto I = It; I != SortedSegs.begin();) {
     --I;
     const SegmentInfo &S = P.Segments[*I];
-    if (S.Start < PC && PC <= S.End) {
-      Seg = &S;
-      break;
-    }
+    if (S.Start < PC && PC <= S.End)
+      return &S;
     if (It - I > 64)
       break;
   }
+  return nullptr;
+}
+
+const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
+                                            const SegmentInfo *&Seg,
+                                            const RawProfile &P,
+                                            ArrayRef<size_t> SortedSegs,
+                                            uint64_t PC) {
+  Seg = findSegment(P, SortedSegs, PC);
   Outside = !Seg;
   if (!Seg) {
     ++Stats.OutsideSegmentPCs;
@@ -224,6 +228,37 @@ const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
   return &CI->second;
 }
 
+const ProfileMerger::KnownContext *
+ProfileMerger::findKnown(uint64_t Hash, ArrayRef<PCKey> Keys) const {
+  auto It = KnownByHash.find(Hash);
+  if (It == KnownByHash.end())
+    return nullptr;
+  for (uint32_t I = It->second; I != ~0u; I = KnownContexts[I].Next) {
+    const KnownContext &K = KnownContexts[I];
+    if (ArrayRef<PCKey>(KnownKeys).slice(K.Begin, K.Size) == Keys)
+      return &K;
+  }
+  return nullptr;
+}
+
+void ProfileMerger::addKnown(uint64_t Hash, ArrayRef<PCKey> Keys,
+                             CallStackId Id, uint64_t RuntimeFrames) {
+  if (findKnown(Hash, Keys))
+    return;
+  auto [It, New] = KnownByHash.try_emplace(Hash, uint32_t(KnownContexts.size()));
+  uint32_t Next = New ? ~0u : It->second;
+  It->second = uint32_t(KnownContexts.size());
+  KnownContexts.push_back(
+      {KnownKeys.size(), Keys.size(), Id, RuntimeFrames, Next});
+  KnownKeys.insert(KnownKeys.end(), Keys.begin(), Keys.end());
+}
+
+void ProfileMerger::clearKnown() {
+  KnownKeys.clear();
+  KnownContexts.clear();
+  KnownByHash.clear();
+}
+
 Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   ++Stats.RawInputs;
   SmallVector<size_t, 16> Sorted;
@@ -232,6 +267,47 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   llvm::sort(Sorted, [&](size_t A, size_t B) {
     return P.Segments[A].Start < P.Segments[B].Start;
   });
+
+  // A context met in an earlier input costs its PCKeys: each PC's segment
+  // (the last one found, when segments do not overlap), the segment's
+  // module (looked up once per input) and its binary address.
+  bool Disjoint = true;
+  for (size_t I = 1; I < Sorted.size(); ++I)
+    Disjoint &= P.Segments[Sorted[I - 1]].End <= P.Segments[Sorted[I]].Start;
+  struct SegModule {
+    const std::string *BuildId = nullptr; // set once the module is found
+    uint64_t Bias = 0; // PC - toBinaryAddress(PC), the same for every PC
+  };
+  std::vector<SegModule> SegModules(P.Segments.size());
+  const SegmentInfo *LastSeg = nullptr;
+  SmallVector<PCKey, 32> Keys;
+  // The keys of \p PCs and their hash; false when a PC lies outside the
+  // segments or in a module not (yet) found.
+  auto KeysOf = [&](ArrayRef<uint64_t> PCs, uint64_t &Hash) {
+    Keys.clear();
+    Hash = PCs.size();
+    for (uint64_t PC : PCs) {
+      const SegmentInfo *Seg = LastSeg;
+      if (!Disjoint || !Seg || !(Seg->Start < PC && PC <= Seg->End))
+        Seg = LastSeg = findSegment(P, Sorted, PC);
+      if (!Seg)
+        return false;
+      SegModule &SM = SegModules[Seg - P.Segments.data()];
+      if (!SM.BuildId) {
+        auto MI = Modules.find(Seg->BuildId);
+        if (MI == Modules.end() || !MI->second)
+          return false;
+        SM = {&MI->first, PC - MI->second->toBinaryAddress(*Seg, PC)};
+      }
+      PCKey K{SM.BuildId, PC - SM.Bias};
+      Keys.push_back(K);
+      Hash = (Hash ^ reinterpret_cast<uintptr_t>(K.BuildId) ^
+              (K.Addr * 0x9E3779B97F4A7C15ull)) *
+             0xC2B2AE3D27D4EB4Full;
+      Hash ^= Hash >> 29;
+    }
+    return true;
+  };
 
   // Per input, each distinct PC is resolved once; frame ids are hashed once
   // per symbolized address, so a context costs one hash of its frame ids.
@@ -283,6 +359,31 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     std::optional<ArrayRef<uint64_t>> PCs = P.Stacks.find(StackId);
     if (!PCs)
       continue; // the reader rejects this; keep the merger total anyway
+    MemInfoBlock Info = MIB.Info;
+    if (Weight != 1)
+      Info.scale(Weight);
+    uint64_t Hash = 0;
+    bool HaveKeys = !KeepRawEntries && KeysOf(*PCs, Hash);
+    if (HaveKeys)
+      if (const KnownContext *K = findKnown(Hash, Keys)) {
+        auto CI = Contexts.find(K->Id);
+        if (CI != Contexts.end()) {
+          // What the walk below would do for it: the same frames, so the
+          // same id, site module and type (recorded the first time).
+          Stats.RuntimeFramesDropped += K->RuntimeFrames;
+          CI->second.Info.mergeCrossKnown(Info, CI->second.Known,
+                                          AllMIBFields);
+          CI->second.Known |= AllMIBFields;
+          if (!P.HeapDumps.empty())
+            HeapIds.emplace(StackId, K->Id);
+          ++Kept;
+          continue;
+        }
+      }
+    // Whether the result depends on the PCs' keys alone (every PC in a
+    // found module, symbolized or a runtime frame), and so can be known.
+    bool Clean = true;
+    uint64_t RuntimeFrames = 0;
     Frames.clear();
     Ids.clear();
     Chains.clear();
@@ -329,11 +430,13 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
         // (a frame pointer through code built without them), so this and
         // everything after it is not the context.
         ++Stats.ContextsCut;
+        Clean = false;
         Gap();
         break;
       }
       if (S && S->Status == PCSymbols::Runtime) {
         ++Stats.RuntimeFramesDropped;
+        ++RuntimeFrames;
         continue;
       }
       if (!S || S->Status != PCSymbols::Ok || S->Frames.empty()) {
@@ -341,6 +444,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
         // the allocation call, and the walk cannot pass it.
         WalkDone = true;
         AtLeaf = false;
+        Clean = false;
         Gap();
         continue;
       }
@@ -361,9 +465,6 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       Ids.append(LI->second.Ids->begin(), LI->second.Ids->end());
       Chains.push_back({PC, unsigned(S->Frames.size())});
     }
-    MemInfoBlock Info = MIB.Info;
-    if (Weight != 1)
-      Info.scale(Weight);
     if (Frames.empty()) {
       ++Stats.DroppedContexts;
       Stats.DroppedAllocations = satAdd(Stats.DroppedAllocations, Info.AllocCount);
@@ -372,6 +473,9 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     }
     CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, Info, AllMIBFields);
+    // Its modules are found now if they were not before.
+    if (Clean && (HaveKeys || KeysOf(*PCs, Hash)))
+      addKnown(Hash, Keys, Id, RuntimeFrames);
     Names.addSiteModule(Id, SiteModule);
     if (LeafType && !LeafType->empty())
       Names.addType(Id, *LeafType);

@@ -157,6 +157,7 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
   // one of unknown type, or of another, makes it unknown (its bytes are not
   // all known to be of one type).
   Contexts.clear();
+  clearKnown(); // their ids changed
   std::unordered_map<CallStackId, CallStackId> NewIds;
   std::map<CallStackId, std::optional<StringRef>> Types; // nullopt: none
   for (Item &It : Items) {

@@ -1,10 +1,12 @@
 //===- ChainModule.h - A module of given inline chains, for tests -*- C++ -*-===//
 //
 // The symbolizer the merge property tests give ProfileMerger: each address
-// symbolizes to the inline chain the test puts in Chains (leaf first), any
-// other address to nothing; a function named in Names gets that name and a
-// source file (/src/f.c, line 10 + its line offset), others none. OneLocator
-// finds that one module for every build id.
+// symbolizes to the inline chain the test puts in Chains (leaf first), an
+// address in Runtime to a runtime frame, any other address to nothing; a
+// function named in Names gets that name and a source file (/src/f.c, line
+// 10 + its line offset), others none. The module is linked at 0x1000: a
+// segment that starts elsewhere was loaded there (ASLR). OneLocator finds
+// that one module for every build id.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPROF_UNITTESTS_CHAINMODULE_H
@@ -12,6 +14,7 @@
 
 #include "memprof/ProfileData/Symbolizer.h"
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,12 +25,17 @@ class ChainModule : public ModuleSymbolizer {
 public:
   std::map<uint64_t, std::vector<Frame>> Chains;
   std::map<GUID, std::string> Names;
+  std::set<uint64_t> Runtime;
   llvm::StringRef path() const override { return "chains"; }
-  uint64_t toBinaryAddress(const SegmentInfo &, uint64_t PC) const override {
-    return PC; // keyed by the address itself
+  uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override {
+    return PC - (S.Start - 0x1000);
   }
   PCSymbols symbolize(uint64_t Addr) override {
     PCSymbols S;
+    if (Runtime.count(Addr)) {
+      S.Status = PCSymbols::Runtime;
+      return S;
+    }
     auto It = Chains.find(Addr);
     if (It == Chains.end())
       return S;

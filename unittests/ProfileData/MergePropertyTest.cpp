@@ -2,7 +2,9 @@
 //
 // Random raw profiles behind a fake symbolizer whose inline chains repeat
 // functions (a small pool of GUIDs: templates inlined twice, inlined
-// recursion), and addresses that symbolize alike. The truth is summed here
+// recursion), addresses that symbolize alike, runtime frames and addresses
+// no symbol covers, each input with its module loaded at an address of its
+// own (so a merge meets the same contexts at other PCs). The truth is summed here
 // from the generated blocks; the library's indexed output must hold it after
 // every write, read and re-merge, and every shape of partial merges must give
 // the bytes of one merge.
@@ -47,6 +49,7 @@ struct World {
   std::vector<uint64_t> PCs;
   std::vector<std::string> Raws;       // raw profile bytes
   std::map<StackKey, Totals> Truth;    // summed over every input
+  uint64_t RuntimeFrames = 0;          // in the contexts of every input
   IndexedWriterOptions Opts;
 
   uint64_t pick(uint64_t N) { return Rng() % N; }
@@ -71,23 +74,53 @@ struct World {
                          J + 1 < Len});
       Mod.Chains[PC] = Chain;
     }
+    // A runtime frame and an address without symbols: dropped from contexts.
+    PCs.push_back(0x1010 + 0x10 * 12);
+    Mod.Runtime.insert(PCs.back());
+    PCs.push_back(0x1010 + 0x10 * 13);
     size_t Inputs = 2 + pick(9);
+    // Stacks the inputs share (one program's contexts recur in its runs),
+    // beside stacks of their own.
+    for (int I = 0; I < 6; ++I)
+      Common.push_back(randomStack());
     for (size_t I = 0; I < Inputs; ++I)
       Raws.push_back(makeRaw());
   }
 
+  std::vector<std::vector<uint64_t>> Common;
+  std::vector<uint64_t> randomStack() {
+    std::vector<uint64_t> Stack;
+    size_t Depth = 1 + pick(4);
+    for (size_t J = 0; J < Depth; ++J)
+      Stack.push_back(PCs[pick(PCs.size())]);
+    return Stack;
+  }
+
   std::string makeRaw() {
     RawBuilder B;
-    B.Segs.push_back({0x1000, 0x2000, 0, "chains"});
+    // Where this process loaded the module: PCs are the linked ones plus the
+    // difference.
+    const uint64_t Load = 0x1000 + 0x100000 * pick(4);
+    B.Segs.push_back({Load, Load + 0x1000, 0, "chains"});
     std::set<std::vector<uint64_t>> Seen;
     size_t N = 1 + pick(6);
     for (size_t I = 0; I < N; ++I) {
-      std::vector<uint64_t> Stack;
-      size_t Depth = 1 + pick(4);
-      for (size_t J = 0; J < Depth; ++J)
-        Stack.push_back(PCs[pick(PCs.size())]);
+      std::vector<uint64_t> Stack =
+          pick(3) ? Common[pick(Common.size())] : randomStack();
       if (!Seen.insert(Stack).second)
         continue; // the runtime keeps one block per stack
+      StackKey K;
+      uint64_t Runtime = 0;
+      for (uint64_t PC : Stack) {
+        Runtime += Mod.Runtime.count(PC);
+        auto It = Mod.Chains.find(PC);
+        if (It != Mod.Chains.end())
+          for (const FrameKey &F : keyOf(It->second))
+            K.push_back(F);
+      }
+      if (K.empty())
+        continue; // nothing symbolized: the merge would drop it
+      RuntimeFrames += Runtime;
       uint64_t Count = 1 + pick(5), Size = 1 + pick(1000);
       MemInfoBlock M = MemInfoBlock::forAllocation(Size, pick(50), 0,
                                                    uint32_t(1 + pick(300)), 0, 0);
@@ -96,11 +129,9 @@ struct World {
       M.TotalLifetime = Count * (1 + pick(300));
       uint64_t Id = B.Stacks.size() + 1;
       B.MIBs.push_back({Id, M, {}});
+      for (uint64_t &PC : Stack)
+        PC += Load - 0x1000;
       B.Stacks.push_back({Id, Stack});
-      StackKey K;
-      for (uint64_t PC : Stack)
-        for (const FrameKey &F : keyOf(Mod.Chains[PC]))
-          K.push_back(F);
       Totals &T = Truth[K];
       T.Count += Count;
       T.Size += M.TotalSize;
@@ -111,7 +142,8 @@ struct World {
 
   /// One memprof-merge call: the same order rule as the tool (one raw input
   /// alone keeps llvm-profdata's order).
-  std::string merge(const std::vector<const std::string *> &In) {
+  std::string merge(const std::vector<const std::string *> &In,
+                    uint64_t *RuntimeFramesDropped = nullptr) {
     ProfileMerger M(&Loc);
     size_t RawCount = 0;
     for (const std::string *Bytes : In) {
@@ -131,6 +163,8 @@ struct World {
     RecordOrder Order = In.size() == 1 && RawCount == 1
                             ? RecordOrder::FirstAppearance
                             : RecordOrder::Canonical;
+    if (RuntimeFramesDropped)
+      *RuntimeFramesDropped = M.stats().RuntimeFramesDropped;
     llvm::SmallVector<char, 0> Out;
     auto W = writeIndexedProfile(M.build(Order), Opts, Out);
     EXPECT_TRUE(bool(W));
@@ -230,9 +264,11 @@ TEST(MergeProperty, PartialMergesInAnyShapeEqualOneMerge) {
   for (uint64_t Seed = 1; Seed <= 60; ++Seed) {
     SCOPED_TRACE("seed " + std::to_string(Seed));
     World W(Seed);
-    const std::string One = W.merge(ptrs(W.Raws));
+    uint64_t RuntimeFrames = 0;
+    const std::string One = W.merge(ptrs(W.Raws), &RuntimeFrames);
     // Write, read: every context once, with the truth summed here.
     ASSERT_EQ(W.contextsOf(One), W.Truth);
+    EXPECT_EQ(RuntimeFrames, W.RuntimeFrames);
     // Each input alone (llvm-profdata's order for one raw input) and each
     // re-merged: its own contexts, exactly.
     for (const std::string &Raw : W.Raws) {

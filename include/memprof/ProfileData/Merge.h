@@ -235,6 +235,10 @@ private:
   const std::string &allocatedType(const SegmentInfo &Seg, uint64_t PC);
   /// What a frame's function says about allocated types, once per GUID.
   const FrameTypeRole &frameRole(const SymbolizedFrame &SF);
+  /// The segment of \p P holding \p PC (Start < PC <= End), or null.
+  static const SegmentInfo *findSegment(const RawProfile &P,
+                                        llvm::ArrayRef<size_t> SortedSegs,
+                                        uint64_t PC);
   /// Sets \p Outside when \p PC lies in no segment of \p P, else \p Seg
   /// to its segment.
   const PCSymbols *symbolizePC(bool &Outside, const SegmentInfo *&Seg,
@@ -274,6 +278,35 @@ private:
   std::vector<RawEntry> RawEntries;
   /// Build id -> module (null when no binary has it), looked up once.
   std::map<std::string, ModuleSymbolizer *> Modules;
+  /// Where a raw PC lies: its module's build id (the key of its Modules
+  /// node) and the binary address. All that addRaw makes of a PC in a
+  /// module that was found depends on this alone.
+  struct PCKey {
+    const std::string *BuildId;
+    uint64_t Addr;
+    bool operator==(const PCKey &O) const {
+      return BuildId == O.BuildId && Addr == O.Addr;
+    }
+  };
+  /// Raw contexts merged before whose every PC lay in a found module and
+  /// symbolized (or was a runtime frame), by their PCKeys: a later input's
+  /// context with the same keys is the same merged context, so it is merged
+  /// without symbolizing or hashing its frames again (the 50 inputs of one
+  /// program repeat most contexts). Cleared when contexts are rebuilt.
+  struct KnownContext {
+    uint64_t Begin, Size; ///< its keys in KnownKeys
+    CallStackId Id;
+    uint64_t RuntimeFrames; ///< runtime frames the context dropped
+    uint32_t Next;          ///< the next one of the same hash; ~0u: none
+  };
+  std::vector<PCKey> KnownKeys;
+  std::vector<KnownContext> KnownContexts;
+  std::unordered_map<uint64_t, uint32_t> KnownByHash; ///< hash -> first
+  const KnownContext *findKnown(uint64_t Hash,
+                                llvm::ArrayRef<PCKey> Keys) const;
+  void addKnown(uint64_t Hash, llvm::ArrayRef<PCKey> Keys, CallStackId Id,
+                uint64_t RuntimeFrames);
+  void clearKnown();
   bool KeepGaps = false;
   std::map<GUID, FrameGap> Gaps;
   /// Allocated types by (module, binary address) of allocation calls.

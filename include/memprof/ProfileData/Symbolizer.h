@@ -67,7 +67,9 @@ public:
   /// The file the symbols come from.
   virtual llvm::StringRef path() const = 0;
   /// Maps \p PC, which lies in process segment \p S, to the address the
-  /// binary's own symbols and DWARF use (p_vaddr space).
+  /// binary's own symbols and DWARF use (p_vaddr space): \p PC less an
+  /// amount that depends on \p S alone (the merge computes it once per
+  /// segment).
   virtual uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const = 0;
   /// Symbolizes a binary address. Matches LLVM's RawMemProfReader for
   /// addresses with DWARF; where the module has no DWARF at all, falls back
