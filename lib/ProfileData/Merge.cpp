@@ -6,6 +6,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <deque>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -765,22 +766,29 @@ IndexedMemProf ProfileMerger::buildLLVMExact() const {
 IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   if (Order == RecordOrder::FirstAppearance && !RawEntries.empty())
     return buildLLVMExact();
-  std::vector<const Context *> Ctx;
+  // Each context with its id, hashCallStack of its frame ids (addContext
+  // keys every context so).
+  std::vector<std::pair<CallStackId, const Context *>> Ctx;
+  Ctx.reserve(Contexts.size());
   for (const auto &KV : Contexts)
-    Ctx.push_back(&KV.second);
-  if (Order == RecordOrder::Canonical) {
-    std::vector<std::pair<CallStackId, const Context *>> Keyed;
-    for (const auto &KV : Contexts)
-      Keyed.push_back({KV.first, &KV.second});
-    llvm::sort(Keyed, [](const auto &A, const auto &B) {
+    Ctx.push_back({KV.first, &KV.second});
+  if (Order == RecordOrder::Canonical)
+    llvm::sort(Ctx, [](const auto &A, const auto &B) {
       return A.first < B.first;
     });
-    Ctx.clear();
-    for (const auto &KV : Keyed)
-      Ctx.push_back(KV.second);
-  }
 
   IndexedMemProf Out;
+  // Canonical: the frame and stack tables are filled in the order of the
+  // sorted records below, so until then each stack is only noted.
+  const bool Canonical = Order == RecordOrder::Canonical;
+  DenseMap<CallStackId, std::pair<ArrayRef<Frame>, ArrayRef<FrameId>>> Noted;
+  auto AddStack = [&](ArrayRef<Frame> Fs, ArrayRef<FrameId> Ids,
+                      CallStackId Id) {
+    if (Canonical)
+      Noted.try_emplace(Id, Fs, Ids);
+    else
+      Out.addKnownCallStack(Fs, Ids, Id);
+  };
   // Call sites per function in first-insertion order; a call site is the
   // inline chain of one PC of a context (spec 2.5).
   U64MapVector<SetVector<CallStackId>> PerFunctionCallSites;
@@ -788,7 +796,7 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   DenseMap<CallStackId, std::pair<ArrayRef<Frame>, ArrayRef<FrameId>>>
       ChainFrames;
   CallStackIdCache ChainIdCache; // chains recur across many contexts
-  for (const Context *C : Ctx) {
+  for (const auto &[CSId, C] : Ctx) {
     ArrayRef<Frame> Fs = C->Frames;
     ArrayRef<FrameId> FIds = C->Ids;
     size_t ChainStart = 0;
@@ -804,8 +812,7 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
           PerFunctionCallSites[Chain[J].Function].insert(ChainId);
       ChainStart = I + 1;
     }
-    CallStackId CSId = hashCallStack(FIds);
-    Out.addKnownCallStack(Fs, FIds, CSId);
+    AddStack(Fs, FIds, CSId);
     for (const Frame &F : Fs) {
       Out.Records[F.Function].AllocSites.push_back({CSId, C->Info});
       if (!F.IsInlineFrame)
@@ -816,11 +823,12 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
     IndexedRecord &R = Out.Records[Guid];
     for (CallStackId Id : Chains) {
       auto &CF = ChainFrames[Id];
-      Out.addKnownCallStack(CF.first, CF.second, Id);
+      AddStack(CF.first, CF.second, Id);
       R.CallSites.push_back({Id, {}});
     }
   }
   // Call sites that came from indexed inputs: union their callee GUIDs.
+  std::deque<SmallVector<FrameId, 8>> ExtraIds; // what Noted points into
   for (const auto &[Guid, Sites] : ExtraCallSites) {
     IndexedRecord &R = Out.Records[Guid];
     for (const auto &[Id, CS] : Sites) {
@@ -828,7 +836,10 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
         return X.CSId == Id;
       });
       if (It == R.CallSites.end()) {
-        Out.addCallStack(CS.Frames);
+        SmallVector<FrameId, 8> &Ids = ExtraIds.emplace_back();
+        for (const Frame &F : CS.Frames)
+          Ids.push_back(hashFrame(F));
+        AddStack(CS.Frames, Ids, hashCallStack(Ids));
         R.CallSites.push_back({Id, {}});
         It = std::prev(R.CallSites.end());
       }
@@ -857,10 +868,15 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
       llvm::stable_sort(R.CallSites, [](const auto &A, const auto &B) {
         return A.CSId < B.CSId;
       });
+      auto Copy = [&](CallStackId Id) {
+        auto It = Noted.find(Id);
+        if (It != Noted.end())
+          Sorted.addKnownCallStack(It->second.first, It->second.second, Id);
+      };
       for (const auto &AS : R.AllocSites)
-        Sorted.copyCallStack(Out, AS.CSId);
+        Copy(AS.CSId);
       for (const auto &CS : R.CallSites)
-        Sorted.copyCallStack(Out, CS.CSId);
+        Copy(CS.CSId);
       Sorted.Records.insert({Guid, std::move(R)});
     }
     return Sorted;

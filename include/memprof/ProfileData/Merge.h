@@ -220,6 +220,8 @@ private:
 
   CallStackId addContext(llvm::ArrayRef<Frame> Frames,
                          const MemInfoBlock &Info, uint32_t Known);
+  /// \p Id must be hashCallStack(\p Ids): build() takes it for the
+  /// context's call-stack id.
   void addContext(CallStackId Id, llvm::ArrayRef<Frame> Frames,
                   llvm::ArrayRef<FrameId> Ids, const MemInfoBlock &Info,
                   uint32_t Known);
