@@ -81,9 +81,12 @@ CallStackId IndexedMemProf::addCallStackIds(ArrayRef<FrameId> Ids) {
 
 void IndexedMemProf::addKnownCallStack(ArrayRef<Frame> Fs,
                                        ArrayRef<FrameId> Ids, CallStackId Id) {
+  auto [It, New] = CallStacks.try_emplace(Id);
+  if (!New)
+    return; // its frames came with it
+  It->second.assign(Ids.begin(), Ids.end());
   for (size_t I = 0; I < Fs.size() && I < Ids.size(); ++I)
     Frames.try_emplace(Ids[I], Fs[I]);
-  CallStacks.try_emplace(Id, SmallVector<FrameId, 8>(Ids.begin(), Ids.end()));
 }
 
 unsigned leadingChainCopies(ArrayRef<Frame> Frames, GUID Function) {

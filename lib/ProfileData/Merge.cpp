@@ -231,33 +231,48 @@ const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
 
 const ProfileMerger::KnownContext *
 ProfileMerger::findKnown(uint64_t Hash, ArrayRef<PCKey> Keys) const {
-  auto It = KnownByHash.find(Hash);
-  if (It == KnownByHash.end())
+  if (KnownSlots.empty())
     return nullptr;
-  for (uint32_t I = It->second; I != ~0u; I = KnownContexts[I].Next) {
+  const size_t Mask = KnownSlots.size() - 1;
+  for (size_t S = Hash & Mask;; S = (S + 1) & Mask) {
+    const auto &[H, I] = KnownSlots[S];
+    if (I == ~0u)
+      return nullptr;
+    if (H != Hash)
+      continue;
     const KnownContext &K = KnownContexts[I];
     if (ArrayRef<PCKey>(KnownKeys).slice(K.Begin, K.Size) == Keys)
       return &K;
   }
-  return nullptr;
 }
 
 void ProfileMerger::addKnown(uint64_t Hash, ArrayRef<PCKey> Keys,
                              CallStackId Id, uint64_t RuntimeFrames) {
   if (findKnown(Hash, Keys))
     return;
-  auto [It, New] = KnownByHash.try_emplace(Hash, uint32_t(KnownContexts.size()));
-  uint32_t Next = New ? ~0u : It->second;
-  It->second = uint32_t(KnownContexts.size());
-  KnownContexts.push_back(
-      {KnownKeys.size(), Keys.size(), Id, RuntimeFrames, Next});
+  auto Place = [&](uint64_t H, uint32_t I) {
+    const size_t Mask = KnownSlots.size() - 1;
+    size_t S = H & Mask;
+    while (KnownSlots[S].second != ~0u)
+      S = (S + 1) & Mask;
+    KnownSlots[S] = {H, I};
+  };
+  if (2 * (KnownContexts.size() + 1) > KnownSlots.size()) {
+    KnownSlots.assign(std::max<size_t>(64, 2 * KnownSlots.size()), {0, ~0u});
+    for (size_t I = 0; I < KnownContexts.size(); ++I)
+      Place(KnownContexts[I].Hash, uint32_t(I));
+  }
+  Place(Hash, uint32_t(KnownContexts.size()));
+  KnownContexts.push_back({KnownKeys.size(), Keys.size(), Hash, Id,
+                           size_t(Contexts.find(Id) - Contexts.begin()),
+                           RuntimeFrames});
   KnownKeys.insert(KnownKeys.end(), Keys.begin(), Keys.end());
 }
 
 void ProfileMerger::clearKnown() {
   KnownKeys.clear();
   KnownContexts.clear();
-  KnownByHash.clear();
+  KnownSlots.clear();
 }
 
 Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
@@ -275,38 +290,62 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   bool Disjoint = true;
   for (size_t I = 1; I < Sorted.size(); ++I)
     Disjoint &= P.Segments[Sorted[I - 1]].End <= P.Segments[Sorted[I]].Start;
-  struct SegModule {
-    const std::string *BuildId = nullptr; // set once the module is found
-    uint64_t Bias = 0; // PC - toBinaryAddress(PC), the same for every PC
+  // Per segment (by index): its bounds, and once its module is found, the
+  // module's build id and the segment's bias (PC - toBinaryAddress(PC), the
+  // same for every PC).
+  struct SegKey {
+    uint64_t Start, End, Bias = 0;
+    const std::string *BuildId = nullptr;
   };
-  std::vector<SegModule> SegModules(P.Segments.size());
-  const SegmentInfo *LastSeg = nullptr;
+  std::vector<SegKey> SegKeys;
+  SegKeys.reserve(P.Segments.size());
+  for (const SegmentInfo &S : P.Segments)
+    SegKeys.push_back({S.Start, S.End});
+  // The segments of the last PCs met (indexes; out of range: none).
+  size_t LastSeg = SegKeys.size(), PrevSeg = SegKeys.size();
   SmallVector<PCKey, 32> Keys;
   // The keys of \p PCs and their hash; false when a PC lies outside the
   // segments or in a module not (yet) found.
-  auto KeysOf = [&](ArrayRef<uint64_t> PCs, uint64_t &Hash) {
-    Keys.clear();
-    Hash = PCs.size();
+  auto KeysOf = [&](ArrayRef<uint64_t> PCs, uint64_t &HashOut) {
+    Keys.resize_for_overwrite(PCs.size());
+    PCKey *Out = Keys.data();
+    SegKey *SK = SegKeys.data();
+    size_t Last = LastSeg, Prev = PrevSeg;
+    uint64_t Hash = PCs.size();
     for (uint64_t PC : PCs) {
-      const SegmentInfo *Seg = LastSeg;
-      if (!Disjoint || !Seg || !(Seg->Start < PC && PC <= Seg->End))
-        Seg = LastSeg = findSegment(P, Sorted, PC);
-      if (!Seg)
-        return false;
-      SegModule &SM = SegModules[Seg - P.Segments.data()];
-      if (!SM.BuildId) {
-        auto MI = Modules.find(Seg->BuildId);
+      if (!Disjoint || Last >= SegKeys.size() ||
+          !(SK[Last].Start < PC && PC <= SK[Last].End)) {
+        // Contexts go back and forth between a few modules: the one before
+        // the last is the next best guess.
+        if (Disjoint && Prev < SegKeys.size() && SK[Prev].Start < PC &&
+            PC <= SK[Prev].End) {
+          std::swap(Last, Prev);
+        } else {
+          const SegmentInfo *Seg = findSegment(P, Sorted, PC);
+          if (!Seg)
+            return false;
+          Prev = Last;
+          Last = Seg - P.Segments.data();
+        }
+      }
+      SegKey &S = SK[Last];
+      if (!S.BuildId) {
+        const SegmentInfo &Seg = P.Segments[Last];
+        auto MI = Modules.find(Seg.BuildId);
         if (MI == Modules.end() || !MI->second)
           return false;
-        SM = {&MI->first, PC - MI->second->toBinaryAddress(*Seg, PC)};
+        S.BuildId = &MI->first;
+        S.Bias = PC - MI->second->toBinaryAddress(Seg, PC);
       }
-      PCKey K{SM.BuildId, PC - SM.Bias};
-      Keys.push_back(K);
-      Hash = (Hash ^ reinterpret_cast<uintptr_t>(K.BuildId) ^
-              (K.Addr * 0x9E3779B97F4A7C15ull)) *
-             0xC2B2AE3D27D4EB4Full;
-      Hash ^= Hash >> 29;
+      *Out++ = {S.BuildId, PC - S.Bias};
+      // Cheap per PC (the table compares the keys); mixed at the end.
+      Hash = ((Hash << 7) | (Hash >> 57)) ^
+             (PC - S.Bias + reinterpret_cast<uintptr_t>(S.BuildId));
     }
+    LastSeg = Last;
+    PrevSeg = Prev;
+    Hash *= 0x9E3779B97F4A7C15ull;
+    HashOut = Hash ^ (Hash >> 29);
     return true;
   };
 
@@ -367,19 +406,16 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     bool HaveKeys = !KeepRawEntries && KeysOf(*PCs, Hash);
     if (HaveKeys)
       if (const KnownContext *K = findKnown(Hash, Keys)) {
-        auto CI = Contexts.find(K->Id);
-        if (CI != Contexts.end()) {
-          // What the walk below would do for it: the same frames, so the
-          // same id, site module and type (recorded the first time).
-          Stats.RuntimeFramesDropped += K->RuntimeFrames;
-          CI->second.Info.mergeCrossKnown(Info, CI->second.Known,
-                                          AllMIBFields);
-          CI->second.Known |= AllMIBFields;
-          if (!P.HeapDumps.empty())
-            HeapIds.emplace(StackId, K->Id);
-          ++Kept;
-          continue;
-        }
+        // What the walk below would do for it: the same frames, so the same
+        // id, site module and type (recorded the first time).
+        Context &C = (Contexts.begin() + K->Index)->second;
+        Stats.RuntimeFramesDropped += K->RuntimeFrames;
+        C.Info.mergeCrossKnown(Info, C.Known, AllMIBFields);
+        C.Known |= AllMIBFields;
+        if (!P.HeapDumps.empty())
+          HeapIds.emplace(StackId, K->Id);
+        ++Kept;
+        continue;
       }
     // Whether the result depends on the PCs' keys alone (every PC in a
     // found module, symbolized or a runtime frame), and so can be known.

@@ -115,7 +115,9 @@ struct IndexedMemProf {
   /// Adds the stack of \p Frames (leaf first) if new; returns its id.
   CallStackId addCallStack(llvm::ArrayRef<Frame> Frames);
   CallStackId addCallStackIds(llvm::ArrayRef<FrameId> Ids);
-  /// Adds a stack whose frame ids and stack id are already computed.
+  /// Adds a stack whose frame ids and stack id are already computed, with
+  /// its frames; a stack already there is left as it is (its frames came
+  /// with it).
   void addKnownCallStack(llvm::ArrayRef<Frame> Frames,
                          llvm::ArrayRef<FrameId> Ids, CallStackId Id);
   /// Copies stack \p Id and its frames from \p From (no hashing).

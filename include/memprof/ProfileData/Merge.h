@@ -297,13 +297,16 @@ private:
   /// program repeat most contexts). Cleared when contexts are rebuilt.
   struct KnownContext {
     uint64_t Begin, Size; ///< its keys in KnownKeys
+    uint64_t Hash;
     CallStackId Id;
+    size_t Index;           ///< of its context in Contexts
     uint64_t RuntimeFrames; ///< runtime frames the context dropped
-    uint32_t Next;          ///< the next one of the same hash; ~0u: none
   };
   std::vector<PCKey> KnownKeys;
   std::vector<KnownContext> KnownContexts;
-  std::unordered_map<uint64_t, uint32_t> KnownByHash; ///< hash -> first
+  /// Open addressing by the keys' hash (a power of two of slots, at most
+  /// half full): the hash and the index in KnownContexts; ~0u: empty.
+  std::vector<std::pair<uint64_t, uint32_t>> KnownSlots;
   const KnownContext *findKnown(uint64_t Hash,
                                 llvm::ArrayRef<PCKey> Keys) const;
   void addKnown(uint64_t Hash, llvm::ArrayRef<PCKey> Keys, CallStackId Id,
