@@ -8,6 +8,7 @@
 #include "llvm/Support/Format.h"
 #include <algorithm>
 #include <optional>
+#include <tuple>
 
 using namespace llvm;
 
@@ -258,12 +259,11 @@ Error RawParser::parseStacks(DataCursor &C, std::vector<DumpStack> &Out) {
 }
 
 Error RawParser::uniqueDumpStacks(std::vector<DumpStack> &Stacks) {
-  // Stable: a repeated id keeps its records in file order, the first one
-  // at the front.
-  std::stable_sort(Stacks.begin(), Stacks.end(),
-                   [](const DumpStack &A, const DumpStack &B) {
-                     return A.E.Id < B.E.Id;
-                   });
+  // A repeated id keeps its records in file order, the first one at the
+  // front.
+  llvm::sort(Stacks, [](const DumpStack &A, const DumpStack &B) {
+    return std::tie(A.E.Id, A.At) < std::tie(B.E.Id, B.At);
+  });
   const DumpStack *Bad = nullptr;
   size_t Out = 0;
   for (size_t I = 0; I < Stacks.size();) {
