@@ -327,7 +327,7 @@ inline void rehash(MemoFrame *F, unsigned From, unsigned N) {
 unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
                   uintptr_t Rbp, uintptr_t StackLo, uintptr_t StackHi,
                   uint64_t *PCs, unsigned Max, End &Why, bool Hybrid,
-                  MemoResult &Res) {
+                  MemoResult &Res, uint64_t Bias) {
   if (!Cache)
     Hybrid = false;
   if (Max > M.Cap)
@@ -377,7 +377,7 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
           break;
         }
       }
-      PCs[N++] = S.Pc;
+      PCs[N++] = S.Pc - Bias;
       MemoFrame &Fr = New[W++];
       setFrame(Fr, S);
       StepInfo Info;
@@ -409,7 +409,7 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
             *reinterpret_cast<const uint64_t *>(At) != Caller.Rbp)
           break;
       }
-      PCs[N++] = F[V].Pc;
+      PCs[N++] = F[V].Pc - Bias;
       --V;
     }
     if (V == 0 && N < Max &&
@@ -417,7 +417,7 @@ unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
       // The outermost frame ended the walk by its rule alone (the thread's
       // first frame, whose return address is undefined): the same state,
       // the same end, without looking the rule up again.
-      PCs[N++] = F[0].Pc;
+      PCs[N++] = F[0].Pc - Bias;
       Why = M.Why;
       EndKnown = true;
     }

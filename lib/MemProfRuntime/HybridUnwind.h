@@ -184,13 +184,14 @@ struct MemoResult {
   uint16_t Replayed; ///< frames taken from the memo, each checked
 };
 
-/// walk() with \p M: the same PCs and end, frame for frame. \p M must
-/// have been walked with the same \p Cache, \p Max and \p Hybrid (or be
-/// empty); it then holds this walk's frames.
+/// walk() with \p M: the same PCs and end, frame for frame, each less
+/// \p Bias (1: the depot's "previous instruction"). \p M must have been
+/// walked with the same \p Cache, \p Max and \p Hybrid (or be empty); it
+/// then holds this walk's frames.
 unsigned walkMemo(RuleCache *Cache, Memo &M, uintptr_t Pc, uintptr_t Sp,
                   uintptr_t Rbp, uintptr_t StackLo, uintptr_t StackHi,
                   uint64_t *PCs, unsigned Max, End &Why, bool Hybrid,
-                  MemoResult &Res);
+                  MemoResult &Res, uint64_t Bias = 0);
 
 /// Walks from the state {Pc, Sp, Rbp} of a frame reached through a return
 /// address (Pc), writing up to \p Max return addresses (Pc first) to \p PCs.

@@ -218,8 +218,8 @@ MEMPROF_NOINLINE bool checkCapture(const uint64_t *PCs, unsigned N,
     return reportMismatch("depth", 0, N, FullN);
   uint64_t H = unwind::HashSeed;
   for (unsigned I = N; I-- > 0;) {
-    if (PCs[I] != Full[I])
-      return reportMismatch("pc", I, PCs[I], Full[I]);
+    if (PCs[I] != Full[I] - 1) // the memo's PCs less 1
+      return reportMismatch("pc", I, PCs[I], Full[I] - 1);
     H = unwind::hashFromRoot(H, Full[I] - 1);
   }
   if (H != Res.Hash)
@@ -276,16 +276,16 @@ uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
   uint64_t PCs[MaxStackDepthLimit];
   unwind::End Why;
   if (M) {
+    // The PCs less 1: "previous instruction", as the frame-pointer walk.
     unwind::MemoResult Res;
     unsigned N = unwind::walkMemo(&UnwindCache, *M, Pc, Sp, Rbp, StackLo,
-                                  StackHi, PCs, MaxDepth, Why, Hybrid, Res);
+                                  StackHi, PCs, MaxDepth, Why, Hybrid, Res,
+                                  /*Bias=*/1);
     if (MEMPROF_LIKELY(!loadRelaxed(&CheckCaptures)) ||
         checkCapture(PCs, N, Res, Pc, Sp, Rbp, StackLo, StackHi, MaxDepth,
                      Hybrid)) {
       if (Res.Id)
         return Res.Id;
-      for (unsigned I = 0; I < N; ++I)
-        PCs[I] -= 1; // "previous instruction", as the frame-pointer walk
       uint32_t Id = lookupOrInsert(PCs, N, mix64(Res.Hash ^ N));
       M->Id = Id;
       return Id;

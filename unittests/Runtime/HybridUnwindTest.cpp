@@ -192,6 +192,8 @@ struct MemoTest {
   std::vector<MemoFrame> Storage = std::vector<MemoFrame>(3 * 64);
   Memo M;
   unsigned Compared = 0, Replayed = 0, KnownIds = 0;
+  /// The test's depot: an id for each context, in order of first sight.
+  std::map<std::vector<uint64_t>, uint32_t> Ids;
   MemoTest() {
     M = Memo();
     M.Cap = 64;
@@ -199,8 +201,9 @@ struct MemoTest {
     M.Scratch = Storage.data() + 64;
     M.Spare = Storage.data() + 128;
   }
-  /// walkMemo and walk from this function's caller: the same PCs, the same
-  /// end, and a hash that is the one folded from the outermost frame.
+  /// walkMemo and walk from this function's caller: the same PCs (less the
+  /// bias walkMemo is given: 1 every other call, as the depot asks), the
+  /// same end, and a hash that is the one folded from the outermost frame.
   __attribute__((noinline)) void check(unsigned Max, bool Hybrid) {
     uintptr_t Lo, Hi;
     stackBounds(Lo, Hi);
@@ -210,23 +213,29 @@ struct MemoTest {
     uint64_t A[64], B[64];
     End WhyA, WhyB;
     MemoResult Res;
+    const uint64_t Bias = Compared % 2;
     unsigned NA = walkMemo(&Cache, M, Fp[1], Sp, Fp[0], Sp, Hi, A, Max, WhyA,
-                           Hybrid, Res);
+                           Hybrid, Res, Bias);
     unsigned NB = walk(&Cache, Fp[1], Sp, Fp[0], Sp, Hi, B, Max, WhyB, Hybrid);
-    ASSERT_EQ(std::vector<uint64_t>(A, A + NA), std::vector<uint64_t>(B, B + NB));
+    const std::vector<uint64_t> Context(B, B + NB);
+    for (unsigned I = 0; I < NA; ++I)
+      A[I] += Bias;
+    ASSERT_EQ(std::vector<uint64_t>(A, A + NA), Context);
     ASSERT_EQ(WhyA, WhyB);
     uint64_t H = HashSeed;
     for (unsigned I = NB; I-- > 0;)
       H = hashFromRoot(H, B[I] - 1);
     ASSERT_EQ(Res.Hash, H);
     ASSERT_EQ(M.NumFrames, NB);
-    // The memo's context gets an id (as the depot's caller gives it): the
-    // same context again is known by it.
+    // The memo's context gets its id (as the depot's caller gives it): the
+    // same context again is known by it, and no other.
+    const uint32_t Id =
+        Ids.emplace(Context, uint32_t(Ids.size() + 1)).first->second;
     if (Res.Id) {
       ++KnownIds;
-      ASSERT_EQ(Res.Id, uint32_t(H % 1000 + 1));
+      ASSERT_EQ(Res.Id, Id);
     }
-    M.Id = uint32_t(H % 1000 + 1);
+    M.Id = Id;
     Replayed += Res.Replayed;
     ++Compared;
   }
