@@ -59,7 +59,7 @@ MEMPROF_ALWAYS_INLINE unsigned walkStack(uint64_t *PCs, unsigned MaxDepth,
       break;
     Fp = Next;
   }
-  Hash = H ^ N; // mixed by the caller, when it needs the depot's hash
+  Hash = H ^ N; // the depot's hash (its top bits pick the bucket)
   return N;
 }
 
@@ -107,7 +107,9 @@ bool publishId(uint32_t Id, Node *N) {
 /// The lookup's slow path: the stack was not found without the lock.
 MEMPROF_NOINLINE uint32_t depotInsert(const uint64_t *PCs, unsigned NumPCs,
                                       uint64_t Hash, Node **Bucket) {
-  ScopedLock Guard(Locks[(Hash >> BucketBits) % NumLocks]);
+  // The lock of the bucket: two stacks that share a bucket share its lock,
+  // or both could link their node to the same head and one would be lost.
+  ScopedLock Guard(Locks[(Bucket - Buckets) % NumLocks]);
   // All inserts into this bucket hold this lock, so a re-scan is exact.
   Node *Head = loadAcquire(Bucket);
   if (Node *N = find(Head, Hash, PCs, NumPCs))
@@ -137,10 +139,12 @@ MEMPROF_NOINLINE uint32_t depotInsert(const uint64_t *PCs, unsigned NumPCs,
   return Id;
 }
 
+/// \p Hash: the walk's hash, whose last step multiplies: its top bits are
+/// mixed and pick the bucket (no further mixing on the lookup's path).
 MEMPROF_ALWAYS_INLINE uint32_t lookupOrInsert(const uint64_t *PCs,
                                               unsigned NumPCs,
                                               uint64_t Hash) {
-  Node **Bucket = &Buckets[Hash & ((1u << BucketBits) - 1)];
+  Node **Bucket = &Buckets[Hash >> (64 - BucketBits)];
   if (Node *N = find(loadAcquire(Bucket), Hash, PCs, NumPCs))
     return N->Id;
   return depotInsert(PCs, NumPCs, Hash, Bucket);
@@ -155,10 +159,10 @@ uint32_t captureStackId(unsigned MaxDepth, const void *Frame,
   uint64_t Hash;
   unsigned N = walkStack(PCs, MaxDepth, Frame, StackLo, StackHi, Hash);
   if (N != 1)
-    return lookupOrInsert(PCs, N, mix64(Hash));
+    return lookupOrInsert(PCs, N, Hash);
   if (uint32_t Id = oneFrameCached(PCs[0]))
     return Id;
-  uint32_t Id = lookupOrInsert(PCs, N, mix64(Hash));
+  uint32_t Id = lookupOrInsert(PCs, N, Hash);
   if (Id && Id >> OneFrameIdBits == 0 && PCs[0] >> OneFramePCBits == 0)
     __atomic_store_n(oneFrameSlot(PCs[0]), PCs[0] << OneFrameIdBits | Id,
                      __ATOMIC_RELAXED);
@@ -286,7 +290,7 @@ uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
                      Hybrid)) {
       if (Res.Id)
         return Res.Id;
-      uint32_t Id = lookupOrInsert(PCs, N, mix64(Res.Hash ^ N));
+      uint32_t Id = lookupOrInsert(PCs, N, Res.Hash ^ N);
       M->Id = Id;
       return Id;
     }
@@ -299,7 +303,7 @@ uint32_t captureStackIdCfi(unsigned MaxDepth, const void *Frame,
     PCs[I] -= 1;
     H = unwind::hashFromRoot(H, PCs[I]);
   }
-  return lookupOrInsert(PCs, N, mix64(H ^ N));
+  return lookupOrInsert(PCs, N, H ^ N);
 }
 
 //===-- Memos: one a thread, recycled at thread exit ----------------------===//
