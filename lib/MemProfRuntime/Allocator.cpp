@@ -1,9 +1,10 @@
 //===- Allocator.cpp - Chunks, shadow, live set and the MIB table ---------===//
 //
-// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign). Every
+// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign), or,
+// with exact granules, small ones from the runtime's granule slabs. Every
 // chunk ends in a 16-byte tail right before the user pointer; granule-
-// exclusive chunks (linked in) have a 32-byte header placed so that the user
-// pointer is 32 mod 64 (or aligned as requested) and no 64-byte granule holds
+// exclusive chunks (linked in) are slab slots of whole 64-byte granules or
+// have a 32-byte header and slack placed so that no 64-byte granule holds
 // bytes of two allocations; under LD_PRELOAD small chunks have only the tail
 // (docs/runtime.md, Design).
 //
@@ -50,7 +51,7 @@ namespace rt {
 GlobalState G = {0,     0,     0,     false, 0,
                  0,     {64, true, 0, false, 0, false,
                                 HistogramMaxBytesDefault, -1, true, UnwindMode::Hybrid,
-                                true, false},
+                                true, false, true},
                  false, false, false, false, false};
 __thread ThreadState TLS __attribute__((tls_model("initial-exec")));
 
@@ -481,14 +482,173 @@ struct SlotTable {
 
 constexpr unsigned NumShards = 64;
 
+/// A shard's granule-slab slots of one size class: the freed ones, a list
+/// linked through their first 8 bytes (the tail's InfoCpu and SlotShard: a
+/// freed slot's marker is cleared), and the rest of the class's current
+/// span.
+struct SlabClass {
+  uintptr_t Free;     ///< the first freed slot; 0: none
+  uintptr_t Cur, End; ///< the current span's slots not handed out yet
+};
+
 struct alignas(64) Shard {
   SpinLock Lock;
   SlotTable Live; ///< chunks in a live table, not yet freed
   MIBMap Freed;   ///< MIBs of the recorded chunks freed so far
+  /// Granule-slab slots of 1, 2, ... SlabClasses granules whose spans this
+  /// shard took (under Lock).
+  SlabClass Slab[SlabClasses];
 };
 Shard Shards[NumShards];
 static_assert(NumShards == 64, "the shard takes 6 bits of the tail");
 uint32_t NextShard;
+
+//===-- Granule slabs (docs/runtime.md, Design) ---------------------------===//
+
+/// One region of address space, reserved at the first slab allocation, is
+/// cut into spans of SlabSpanBytes (aligned to their size), each taken by
+/// one shard for one size class: its first granule holds the span's header,
+/// the rest are slots of 1 to SlabClasses granules. A slot's tail is at its
+/// start and its user pointer 16 bytes in: no granule holds bytes of two
+/// blocks, and a block of up to 48 (112, 176, 240) bytes takes 64 (128,
+/// 192, 256) bytes, against n + 40 rounded up to 16 (and glibc's 8-byte
+/// size field) from glibc. Freed slots go back to their span's shard (a
+/// list per class, under the shard's lock, which fork's handlers take);
+/// memory is never given back to the system.
+constexpr uint64_t SlabSpanBytes = 64 * 1024;
+/// Spans are made readable and writable this many bytes at a time.
+constexpr uint64_t SlabCommitBytes = 1 << 20;
+constexpr uint64_t SlabReserveBytes = uint64_t(64) << 30;
+
+struct SlabSpanHeader {
+  uint8_t Shard;
+  uint8_t Class; ///< slots of Class + 1 granules
+};
+
+/// SlabRegionState::Base before the region is reserved: no address is
+/// within SlabReserveBytes above it (U - Base = U + SlabReserveBytes).
+constexpr uintptr_t SlabUnreserved = uintptr_t(0) - SlabReserveBytes;
+
+struct SlabRegionState {
+  /// Read by every free: a line of their own, written once.
+  alignas(64) uintptr_t Base; ///< SlabUnreserved: not reserved (yet)
+  uint32_t Failed;            ///< the reservation failed: no slabs
+  /// Written once per span.
+  alignas(64) uint64_t Next;  ///< bytes of the region handed out as spans
+  uint64_t Committed;         ///< bytes of the region made accessible
+};
+SlabRegionState SlabRegion = {SlabUnreserved, 0, 0, 0};
+
+/// Whether \p U is in the slab region (false for every address until it is
+/// reserved).
+MEMPROF_ALWAYS_INLINE bool inSlabRegion(uintptr_t U) {
+  return U - loadRelaxed(&SlabRegion.Base) < SlabReserveBytes;
+}
+
+/// Reserves the region (inaccessible until spans are committed), or finds
+/// it reserved by another thread; 0 if it cannot be.
+MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
+  uintptr_t Base = loadAcquire(&SlabRegion.Base);
+  if (Base != SlabUnreserved)
+    return Base;
+  if (loadRelaxed(&SlabRegion.Failed))
+    return 0;
+  int SavedErrno = errno;
+  uint64_t Bytes = SlabReserveBytes + SlabSpanBytes;
+  void *P = mmap(nullptr, Bytes, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  errno = SavedErrno;
+  if (P == MAP_FAILED) {
+    storeRelaxed(&SlabRegion.Failed, 1u);
+    return 0;
+  }
+  uintptr_t Start = reinterpret_cast<uintptr_t>(P);
+  uintptr_t Aligned = alignUp(Start, SlabSpanBytes);
+  uintptr_t Expected = SlabUnreserved;
+  if (__atomic_compare_exchange_n(&SlabRegion.Base, &Expected, Aligned, false,
+                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+    return Aligned;
+  unmapMemory(P, Bytes); // another thread was first
+  return Expected;
+}
+
+/// A new span of class \p C for shard \p Index (its lock held) into \p L;
+/// false when the region is full or the system out of memory.
+MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
+  uintptr_t Base = reserveSlabRegion();
+  if (!Base)
+    return false;
+  uint64_t Off =
+      __atomic_fetch_add(&SlabRegion.Next, SlabSpanBytes, __ATOMIC_RELAXED);
+  if (Off >= SlabReserveBytes)
+    return false;
+  uint64_t End = Off + SlabSpanBytes;
+  // Commit up to End: whoever raises Committed has made the pages up to it
+  // accessible (making them so twice is harmless).
+  uint64_t Done = loadAcquire(&SlabRegion.Committed);
+  while (Done < End) {
+    uint64_t To = alignUp(End, SlabCommitBytes);
+    if (To > SlabReserveBytes)
+      To = SlabReserveBytes;
+    int SavedErrno = errno;
+    int Rc = mprotect(reinterpret_cast<void *>(Base + Done), To - Done,
+                      PROT_READ | PROT_WRITE);
+    errno = SavedErrno;
+    if (Rc != 0)
+      return false; // this span is lost; the next one tries again
+    if (__atomic_compare_exchange_n(&SlabRegion.Committed, &Done, To, false,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+      break;
+  }
+  auto *H = reinterpret_cast<SlabSpanHeader *>(Base + Off);
+  H->Shard = uint8_t(Index);
+  H->Class = uint8_t(C);
+  L.Cur = Base + Off + ShadowGranule;
+  L.End = Base + End;
+  return true;
+}
+
+/// The size class of a request of \p Size <= SlabMaxSize bytes.
+MEMPROF_ALWAYS_INLINE unsigned slabClassOf(uint64_t Size) {
+  return unsigned((Size + sizeof(ChunkTail) - 1) >> ShadowScale);
+}
+
+/// A slot of class \p C from shard \p Index (its lock held); 0 if none.
+MEMPROF_ALWAYS_INLINE uintptr_t slabTake(Shard &S, unsigned Index,
+                                         unsigned C) {
+  SlabClass &L = S.Slab[C];
+  if (uintptr_t Slot = L.Free) {
+    L.Free = *reinterpret_cast<const uintptr_t *>(Slot);
+    return Slot;
+  }
+  uint64_t Bytes = uint64_t(C + 1) << ShadowScale;
+  if (MEMPROF_UNLIKELY(L.End - L.Cur < Bytes) && !slabNewSpan(L, Index, C))
+    return 0;
+  uintptr_t Slot = L.Cur;
+  L.Cur += Bytes;
+  return Slot;
+}
+
+MEMPROF_ALWAYS_INLINE const SlabSpanHeader *slabSpanOf(uintptr_t Slot) {
+  return reinterpret_cast<const SlabSpanHeader *>(Slot & ~(SlabSpanBytes - 1));
+}
+
+/// Bytes a slab chunk's slot holds after its tail.
+MEMPROF_ALWAYS_INLINE uint64_t slabCapacity(uintptr_t User) {
+  return ((uint64_t(slabSpanOf(User)->Class) + 1) << ShadowScale) -
+         sizeof(ChunkTail);
+}
+
+/// Gives slot \p Slot (its tail's marker cleared) back to its span's shard.
+MEMPROF_ALWAYS_INLINE void slabRelease(uintptr_t Slot) {
+  const SlabSpanHeader *H = slabSpanOf(Slot);
+  Shard &S = Shards[H->Shard];
+  S.Lock.lock();
+  SlabClass &L = S.Slab[H->Class];
+  *reinterpret_cast<uintptr_t *>(Slot) = L.Free;
+  L.Free = Slot;
+  S.Lock.unlock();
+}
 
 //===-- Heap values: live, peak and the timeline (docs/heap-data.md) ------===//
 
@@ -819,14 +979,14 @@ namespace {
 MEMPROF_ALWAYS_INLINE ChunkTail *tailOf(uintptr_t User) {
   return reinterpret_cast<ChunkTail *>(User - sizeof(ChunkTail));
 }
-/// The 32-byte header whose tail is \p T (not for KindSmall).
+/// The 32-byte header whose tail is \p T (not for tailOnly() kinds).
 MEMPROF_ALWAYS_INLINE ChunkHeader *headerOf(const ChunkTail *T) {
   return reinterpret_cast<ChunkHeader *>(reinterpret_cast<uintptr_t>(T) -
                                          offsetof(ChunkHeader, Tail));
 }
 /// The requested size of the chunk of tail \p T, of kind \p Kind.
 MEMPROF_ALWAYS_INLINE uint64_t sizeOf(const ChunkTail *T, unsigned Kind) {
-  return Kind == KindSmall ? infoOf(T) : headerOf(T)->UserSize;
+  return tailOnly(Kind) ? infoOf(T) : headerOf(T)->UserSize;
 }
 MEMPROF_ALWAYS_INLINE uint64_t sizeOf(const ChunkTail *T) {
   return sizeOf(T, kindOf(T));
@@ -859,6 +1019,7 @@ MEMPROF_ALWAYS_INLINE void *blockOf(const ChunkTail *T, unsigned Kind) {
   uintptr_t TA = reinterpret_cast<uintptr_t>(T);
   switch (Kind) {
   case KindSmall:
+  case KindSlab: // (a slot, not a glibc block)
     return reinterpret_cast<void *>(TA);
   case KindAligned:
     return reinterpret_cast<void *>(TA + sizeof(ChunkTail) -
@@ -880,7 +1041,7 @@ MEMPROF_ALWAYS_INLINE void clearChecks(ChunkTail *T, unsigned Kind) {
   static_assert(offsetof(ChunkTail, AllocTimestampMs) ==
                     offsetof(ChunkTail, CtxKind) + 4,
                 "CtxKind and the timestamp are one 8-byte word");
-  if (Kind != KindSmall)
+  if (!tailOnly(Kind))
     headerOf(T)->Check = 0;
   storeRelaxed(reinterpret_cast<uint64_t *>(&T->CtxKind), uint64_t(0));
 }
@@ -964,7 +1125,7 @@ MEMPROF_NOINLINE void reportDegraded() {
 /// 16-aligned glibc pointer are glibc's chunk header, so reading them is
 /// safe, and there bit 3 of the size field (the tail's CtxKind) is never set:
 /// the tail's marker tells ours from glibc's. A 32-byte header's check word
-/// is verified too.
+/// is verified too; a slab chunk's pointer must be in the slab region.
 ChunkTail *candidateTail(uintptr_t U) {
   if (!U || (U & 15) || loadAcquire(&G.InitState) != 2)
     return nullptr;
@@ -973,6 +1134,13 @@ ChunkTail *candidateTail(uintptr_t U) {
   if (!(CK & TailMarker))
     return nullptr;
   unsigned Kind = CK & KindMask;
+  // In the slab region (where glibc has no memory) only a slab chunk's user
+  // pointer, 16 bytes into its slot, is ours.
+  if (inSlabRegion(U))
+    return Kind == KindSlab &&
+                   (U & (ShadowGranule - 1)) == sizeof(ChunkTail)
+               ? T
+               : nullptr;
   if (Kind == KindSmall)
     return T;
   if (Kind < KindPlain || Kind > KindCompact)
@@ -1106,8 +1274,8 @@ void releaseSlot(uint32_t SS) {
   S.Live.remove(SS & SlotMask);
 }
 
-/// Writes the tail \p F of the chunk at \p User (and, unless \p Small, its
-/// 32-byte header's size and check word).
+/// Writes the tail \p F of the chunk at \p User (and, unless \p Small (a
+/// tailOnly() kind), its 32-byte header's size and check word).
 MEMPROF_ALWAYS_INLINE void writeChunk(uintptr_t User, ChunkTail F, bool Small,
                                       uint64_t Size) {
   ChunkTail *T = tailOf(User);
@@ -1132,7 +1300,7 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
                                        uint64_t Size, unsigned Kind,
                                        uint32_t Info, const void *Frame,
                                        uint32_t Reserved) {
-  bool Small = Kind == KindSmall;
+  bool Small = tailOnly(Kind);
   ChunkTail F;
   F.InfoCpu = Small ? uint32_t(Size) : Info;
   F.SlotShard = UntrackedSlot;
@@ -1199,6 +1367,24 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
     takeSample(F.AllocTimestampMs);
 }
 
+/// A slab chunk of \p Size <= SlabMaxSize bytes from this thread's shard,
+/// recorded; nullptr if the slab has no room (then glibc serves).
+MEMPROF_NOINLINE void *slabAllocate(ThreadState &TS, size_t Size, bool Zero,
+                                    const void *Frame) {
+  unsigned Index = threadShard(TS);
+  Shard &S = Shards[Index];
+  S.Lock.lock();
+  uintptr_t Slot = slabTake(S, Index, slabClassOf(Size));
+  S.Lock.unlock();
+  if (MEMPROF_UNLIKELY(!Slot))
+    return nullptr;
+  uintptr_t User = Slot + sizeof(ChunkTail);
+  if (Zero) // a slot freed before holds its last owner's bytes
+    memset(reinterpret_cast<void *>(User), 0, Size);
+  recordStart(TS, User, Size, KindSlab, 0, Frame, UntrackedSlot);
+  return reinterpret_cast<void *>(User);
+}
+
 using UsableSizeFn = size_t (*)(void *);
 UsableSizeFn RealUsableSize;
 
@@ -1218,6 +1404,12 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
 
   const bool CompactChunks = loadRelaxed(&G.CompactChunks);
   if (Align <= 16) {
+    // Exact granules: small requests from a granule slab, if it has room.
+    if (!CompactChunks && Size <= SlabMaxSize && G.Opts.GranuleSlab)
+      if (void *P = slabAllocate(T, Size, Zero, Frame)) {
+        T.InRuntime = 0;
+        return P;
+      }
     // Small: the tail at the block's start, 16 bytes of overhead.
     if (CompactChunks && MEMPROF_LIKELY(Size <= SmallMaxSize)) {
       void *Block = Zero ? __libc_calloc(1, Size + SmallOverhead)
@@ -1343,7 +1535,10 @@ void deallocate(void *P) {
   uintptr_t U = reinterpret_cast<uintptr_t>(P);
   ChunkTail *T = candidateTail(U);
   if (!T) {
-    __libc_free(P);
+    // In the slab region, a pointer that is no live chunk's (a double free,
+    // which glibc would abort on) is ignored: glibc has no memory there.
+    if (!inSlabRegion(U))
+      __libc_free(P);
     return;
   }
   RuntimeScope Scope;
@@ -1367,7 +1562,10 @@ void deallocate(void *P) {
     recordEnd(T, U, !Nested && recording());
   void *Block = blockOf(T, Kind);
   clearChecks(T, Kind);
-  __libc_free(Block);
+  if (Kind == KindSlab)
+    slabRelease(reinterpret_cast<uintptr_t>(Block));
+  else
+    __libc_free(Block);
   if (!Lean)
     errno = SavedErrno;
 }
@@ -1400,6 +1598,25 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
   // (the guard is set) gets the simple path.
   if (Kind == KindAligned || TS.InRuntime)
     return reallocateByMoving(P, T, Size, Frame);
+  if (Kind == KindSlab) {
+    // In place while the size class stays (glibc would split off a
+    // smaller block's worth: a move to a smaller slot does); otherwise a
+    // move, which keeps the block as it was if it fails (errno ENOMEM).
+    if (Size > SlabMaxSize ||
+        slabClassOf(Size) != slabClassOf(slabCapacity(reinterpret_cast<uintptr_t>(P))))
+      return reallocateByMoving(P, T, Size, Frame);
+    int SavedErrno = errno;
+    TS.InRuntime = 1;
+    if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
+      serviceDumpRequest();
+    uintptr_t User = reinterpret_cast<uintptr_t>(P);
+    uint32_t Slot;
+    recordEnd(T, User, recording(), &Slot);
+    recordStart(TS, User, Size, KindSlab, 0, Frame, Slot);
+    TS.InRuntime = 0;
+    errno = SavedErrno;
+    return P;
+  }
   if (Size > SIZE_MAX - PlainOverhead) {
     errno = ENOMEM;
     return nullptr;

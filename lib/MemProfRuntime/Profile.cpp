@@ -189,6 +189,11 @@ void applyOption(const char *K, size_t KN, const char *V, size_t VN) {
     else
       badValue(K, KN, V, VN, "0 or 1",
                "(1 linked into a program, 0 preloaded)");
+  } else if (stringsEqual(K, "granule_slab", KN)) {
+    if (parseBool(V, VN, B))
+      O.GranuleSlab = B;
+    else
+      badValue(K, KN, V, VN, "0 or 1", "1");
   } else if (stringsEqual(K, "unwind", KN)) {
     if (VN == 2 && stringsEqual(V, "fp", 2))
       O.Unwind = UnwindMode::Fp;

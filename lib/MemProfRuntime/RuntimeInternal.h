@@ -33,8 +33,8 @@ namespace rt {
 /// Reading them is safe for any 16-aligned pointer glibc hands out (they are
 /// glibc's own chunk header then), so every pointer is first told by them.
 struct ChunkTail {
-  uint32_t InfoCpu;   ///< bits 0-15: KindSmall: bytes requested (at most
-                      ///< SmallMaxSize); other kinds: Info (plain and
+  uint32_t InfoCpu;   ///< bits 0-15: KindSmall, KindSlab: bytes requested
+                      ///< (at most SmallMaxSize); other kinds: Info (plain and
                       ///< compact: (header - glibc block) / 16; aligned:
                       ///< log2 of the alignment). Bits 16-31: the CPU at
                       ///< allocation (saturated at 65535)
@@ -75,6 +75,12 @@ enum ChunkKind : uint8_t {
   /// From __libc_malloc(Size + SmallOverhead) for Size < SmallMaxSize: only
   /// the tail, at the block's start (user pointer 16 bytes in).
   KindSmall = 4,
+  /// From a granule slab (exact granules, requests of at most SlabMaxSize
+  /// bytes aligned to at most 16): a slot of 1 to SlabClasses whole 64-byte
+  /// granules in the runtime's slab region, only the tail at its start (user
+  /// pointer 16 bytes in, so 16 mod 64). Kinds from KindSmall up keep their
+  /// size in the tail.
+  KindSlab = 5,
 };
 /// Bytes left unused at the end of a chunk made for exact granules: its
 /// user bytes end 16 bytes or more before the next glibc block's user
@@ -103,6 +109,13 @@ constexpr uint32_t MaxCtx = (uint32_t(1) << 24) - 1;
 /// Small chunks hold requests of at most this many bytes (16 bits of the
 /// tail).
 constexpr uint64_t SmallMaxSize = 0xFFFF;
+/// Granule slabs have slots of 1 to SlabClasses granules; the largest
+/// request they hold fills the largest slot after the tail.
+constexpr unsigned SlabClasses = 4;
+constexpr uint64_t SlabMaxSize = SlabClasses * 64 - sizeof(ChunkTail);
+/// Whether chunks of \p Kind keep their size in the tail (no 32-byte
+/// header).
+constexpr bool tailOnly(unsigned Kind) { return Kind >= KindSmall; }
 
 enum class UnwindMode : uint8_t { Fp, Hybrid, Cfi };
 
@@ -133,6 +146,9 @@ struct Options {
   /// Also walk every context in full and compare: a difference is reported
   /// (and the full walk's context kept); a summary at exit.
   bool CaptureCheck;
+  /// With exact granules, requests of at most SlabMaxSize bytes come from
+  /// granule slabs (KindSlab) rather than glibc (docs/runtime.md, Design).
+  bool GranuleSlab;
 };
 
 struct GlobalState {
