@@ -559,7 +559,10 @@ MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   errno = SavedErrno;
   if (P == MAP_FAILED) {
+    // (An address-space limit, or valgrind.) No slabs: allocations stop
+    // asking for them.
     storeRelaxed(&SlabRegion.Failed, 1u);
+    storeRelaxed(&G.Opts.GranuleSlab, false);
     return 0;
   }
   uintptr_t Start = reinterpret_cast<uintptr_t>(P);
@@ -577,6 +580,10 @@ MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
 MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
   uintptr_t Base = reserveSlabRegion();
   if (!Base)
+    return false;
+  // (Once the region is full, only freed slots are handed out: Next is
+  // then only read.)
+  if (loadRelaxed(&SlabRegion.Next) >= SlabReserveBytes)
     return false;
   uint64_t Off =
       __atomic_fetch_add(&SlabRegion.Next, SlabSpanBytes, __ATOMIC_RELAXED);
