@@ -640,12 +640,6 @@ MEMPROF_ALWAYS_INLINE const SlabSpanHeader *slabSpanOf(uintptr_t Slot) {
   return reinterpret_cast<const SlabSpanHeader *>(Slot & ~(SlabSpanBytes - 1));
 }
 
-/// Bytes a slab chunk's slot holds after its tail.
-MEMPROF_ALWAYS_INLINE uint64_t slabCapacity(uintptr_t User) {
-  return ((uint64_t(slabSpanOf(User)->Class) + 1) << ShadowScale) -
-         sizeof(ChunkTail);
-}
-
 /// Gives slot \p Slot (its tail's marker cleared) back to its span's shard.
 MEMPROF_ALWAYS_INLINE void slabRelease(uintptr_t Slot) {
   const SlabSpanHeader *H = slabSpanOf(Slot);
@@ -1609,14 +1603,13 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     // In place while the size class stays (glibc would split off a
     // smaller block's worth: a move to a smaller slot does); otherwise a
     // move, which keeps the block as it was if it fails (errno ENOMEM).
-    if (Size > SlabMaxSize ||
-        slabClassOf(Size) != slabClassOf(slabCapacity(reinterpret_cast<uintptr_t>(P))))
+    uintptr_t User = reinterpret_cast<uintptr_t>(P);
+    if (Size > SlabMaxSize || slabClassOf(Size) != slabSpanOf(User)->Class)
       return reallocateByMoving(P, T, Size, Frame);
     int SavedErrno = errno;
     TS.InRuntime = 1;
     if (MEMPROF_UNLIKELY(loadRelaxed(&G.PendingDump)))
       serviceDumpRequest();
-    uintptr_t User = reinterpret_cast<uintptr_t>(P);
     uint32_t Slot;
     recordEnd(T, User, recording(), &Slot);
     recordStart(TS, User, Size, KindSlab, 0, Frame, Slot);
