@@ -507,8 +507,8 @@ uint32_t NextShard;
 
 /// One region of address space, reserved at the first slab allocation, is
 /// cut into spans of SlabSpanBytes (aligned to their size), each taken by
-/// one shard for one size class: its first granule holds the span's header,
-/// the rest are slots of 1 to SlabClasses granules. A slot's tail is at its
+/// one shard for one size class, which a side array holds (SlabSpanInfo),
+/// and cut into slots of 1 to SlabClasses granules. A slot's tail is at its
 /// start and its user pointer 16 bytes in: no granule holds bytes of two
 /// blocks, and a block of up to 48 (112, 176, 240) bytes takes 64 (128,
 /// 192, 256) bytes, against n + 40 rounded up to 16 (and glibc's 8-byte
@@ -520,10 +520,14 @@ constexpr uint64_t SlabSpanBytes = 64 * 1024;
 constexpr uint64_t SlabCommitBytes = 1 << 20;
 constexpr uint64_t SlabReserveBytes = uint64_t(64) << 30;
 
-struct SlabSpanHeader {
+/// Which shard and size class a span is for: not in the span itself, where
+/// the headers of all spans (64 KiB apart) would fall into one set of the
+/// caches, and a free would miss them.
+struct SlabSpanInfo {
   uint8_t Shard;
   uint8_t Class; ///< slots of Class + 1 granules
 };
+constexpr uint64_t SlabSpans = SlabReserveBytes / SlabSpanBytes;
 
 /// SlabRegionState::Base before the region is reserved: no address is
 /// within SlabReserveBytes above it (U - Base = U + SlabReserveBytes).
@@ -532,12 +536,13 @@ constexpr uintptr_t SlabUnreserved = uintptr_t(0) - SlabReserveBytes;
 struct SlabRegionState {
   /// Read by every free: a line of their own, written once.
   alignas(64) uintptr_t Base; ///< SlabUnreserved: not reserved (yet)
+  SlabSpanInfo *Spans;        ///< SlabSpans entries, mapped with Base
   uint32_t Failed;            ///< the reservation failed: no slabs
   /// Written once per span.
   alignas(64) uint64_t Next;  ///< bytes of the region handed out as spans
   uint64_t Committed;         ///< bytes of the region made accessible
 };
-SlabRegionState SlabRegion = {SlabUnreserved, 0, 0, 0};
+SlabRegionState SlabRegion = {SlabUnreserved, nullptr, 0, 0, 0};
 
 /// Whether \p U is in the slab region (false for every address until it is
 /// reserved).
@@ -555,24 +560,36 @@ MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
     return 0;
   int SavedErrno = errno;
   uint64_t Bytes = SlabReserveBytes + SlabSpanBytes;
+  uint64_t InfoBytes = alignUp(SlabSpans * sizeof(SlabSpanInfo), pageSize());
   void *P = mmap(nullptr, Bytes, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  void *Info = P == MAP_FAILED ? nullptr : mapMemory(InfoBytes, true);
   errno = SavedErrno;
-  if (P == MAP_FAILED) {
+  if (!Info) {
     // (An address-space limit, or valgrind.) No slabs: allocations stop
     // asking for them.
+    if (P != MAP_FAILED)
+      unmapMemory(P, Bytes);
     storeRelaxed(&SlabRegion.Failed, 1u);
     storeRelaxed(&G.Opts.GranuleSlab, false);
     return 0;
   }
+  // (Callers hold a shard's lock: only one reserves at a time per shard,
+  // but two shards may race; the loser unmaps its own.)
   uintptr_t Start = reinterpret_cast<uintptr_t>(P);
   uintptr_t Aligned = alignUp(Start, SlabSpanBytes);
-  uintptr_t Expected = SlabUnreserved;
-  if (__atomic_compare_exchange_n(&SlabRegion.Base, &Expected, Aligned, false,
-                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-    return Aligned;
-  unmapMemory(P, Bytes); // another thread was first
-  return Expected;
+  SlabSpanInfo *Expected = nullptr;
+  if (!__atomic_compare_exchange_n(&SlabRegion.Spans, &Expected,
+                                   static_cast<SlabSpanInfo *>(Info), false,
+                                   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+    unmapMemory(P, Bytes); // another thread was first
+    unmapMemory(Info, InfoBytes);
+    while ((Base = loadAcquire(&SlabRegion.Base)) == SlabUnreserved)
+      sched_yield(); // it publishes the base next
+    return Base;
+  }
+  storeRelease(&SlabRegion.Base, Aligned);
+  return Aligned;
 }
 
 /// A new span of class \p C for shard \p Index (its lock held) into \p L;
@@ -607,10 +624,10 @@ MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       break;
   }
-  auto *H = reinterpret_cast<SlabSpanHeader *>(Base + Off);
-  H->Shard = uint8_t(Index);
-  H->Class = uint8_t(C);
-  L.Cur = Base + Off + ShadowGranule;
+  SlabSpanInfo &I = SlabRegion.Spans[Off / SlabSpanBytes];
+  I.Shard = uint8_t(Index);
+  I.Class = uint8_t(C);
+  L.Cur = Base + Off;
   L.End = Base + End;
   return true;
 }
@@ -636,16 +653,19 @@ MEMPROF_ALWAYS_INLINE uintptr_t slabTake(Shard &S, unsigned Index,
   return Slot;
 }
 
-MEMPROF_ALWAYS_INLINE const SlabSpanHeader *slabSpanOf(uintptr_t Slot) {
-  return reinterpret_cast<const SlabSpanHeader *>(Slot & ~(SlabSpanBytes - 1));
+/// The span of an address in the region. (Read without a lock: written
+/// when the span was taken, before any of its slots was handed out.)
+MEMPROF_ALWAYS_INLINE SlabSpanInfo slabSpanOf(uintptr_t Slot) {
+  return loadRelaxed(&SlabRegion.Spans)[(Slot - loadRelaxed(&SlabRegion.Base)) /
+                                       SlabSpanBytes];
 }
 
 /// Gives slot \p Slot (its tail's marker cleared) back to its span's shard.
 MEMPROF_ALWAYS_INLINE void slabRelease(uintptr_t Slot) {
-  const SlabSpanHeader *H = slabSpanOf(Slot);
-  Shard &S = Shards[H->Shard];
+  SlabSpanInfo I = slabSpanOf(Slot);
+  Shard &S = Shards[I.Shard];
   S.Lock.lock();
-  SlabClass &L = S.Slab[H->Class];
+  SlabClass &L = S.Slab[I.Class];
   *reinterpret_cast<uintptr_t *>(Slot) = L.Free;
   L.Free = Slot;
   S.Lock.unlock();
@@ -1604,7 +1624,7 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     // smaller block's worth: a move to a smaller slot does); otherwise a
     // move, which keeps the block as it was if it fails (errno ENOMEM).
     uintptr_t User = reinterpret_cast<uintptr_t>(P);
-    if (Size > SlabMaxSize || slabClassOf(Size) != slabSpanOf(User)->Class)
+    if (Size > SlabMaxSize || slabClassOf(Size) != slabSpanOf(User).Class)
       return reallocateByMoving(P, T, Size, Frame);
     int SavedErrno = errno;
     TS.InRuntime = 1;
