@@ -482,12 +482,13 @@ struct SlotTable {
 
 constexpr unsigned NumShards = 64;
 
-/// A shard's granule-slab slots of one size class: the freed ones, a list
-/// linked through their first 8 bytes (the tail's InfoCpu and SlotShard: a
-/// freed slot's marker is cleared), and the rest of the class's current
-/// span.
+/// A shard's granule-slab spans of one size class (span numbers plus one;
+/// 0: none): those with freed slots, the current one, whose slots past Cur
+/// were never handed out, and one that emptied, kept for the next span.
 struct SlabClass {
-  uintptr_t Free;     ///< the first freed slot; 0: none
+  uint32_t Partial;   ///< the first span with freed slots
+  uint32_t Current;   ///< the span Cur and End are in
+  uint32_t Spare;     ///< an empty span kept (not given back)
   uintptr_t Cur, End; ///< the current span's slots not handed out yet
 };
 
@@ -512,20 +513,30 @@ uint32_t NextShard;
 /// start and its user pointer 16 bytes in: no granule holds bytes of two
 /// blocks, and a block of up to 48 (112, 176, 240) bytes takes 64 (128,
 /// 192, 256) bytes, against n + 40 rounded up to 16 (and glibc's 8-byte
-/// size field) from glibc. Freed slots go back to their span's shard (a
-/// list per class, under the shard's lock, which fork's handlers take);
-/// memory is never given back to the system.
+/// size field) from glibc. A freed slot goes back to its span (a list per
+/// span, under the lock of the span's shard, which fork's handlers take);
+/// a span whose last slot is freed is kept as its class's spare, or given
+/// back to the system (MADV_DONTNEED) and to the region's list of empty
+/// spans, from which any shard and class takes spans again.
 constexpr uint64_t SlabSpanBytes = 64 * 1024;
 /// Spans are made readable and writable this many bytes at a time.
 constexpr uint64_t SlabCommitBytes = 1 << 20;
 constexpr uint64_t SlabReserveBytes = uint64_t(64) << 30;
 
-/// Which shard and size class a span is for: not in the span itself, where
-/// the headers of all spans (64 KiB apart) would fall into one set of the
-/// caches, and a free would miss them.
-struct SlabSpanInfo {
+/// A span's shard, size class and freed slots: not in the span itself,
+/// where the headers of all spans (64 KiB apart) would fall into one set of
+/// the caches, and a free would miss them. A cache line each: spans of
+/// different shards share none. Written under the span's shard's lock
+/// (Next of an empty span under the region's).
+struct alignas(64) SlabSpanInfo {
   uint8_t Shard;
-  uint8_t Class; ///< slots of Class + 1 granules
+  uint8_t Class;      ///< slots of Class + 1 granules
+  uint32_t Live;      ///< slots handed out and not freed
+  uintptr_t Free;     ///< the first freed slot, linked through the slots'
+                      ///< first 8 bytes (the tail's InfoCpu and SlotShard:
+                      ///< a freed slot's marker is cleared); 0: none
+  uint32_t Prev, Next; ///< the class's Partial list, or the region's empty
+                       ///< spans (span numbers plus one)
 };
 constexpr uint64_t SlabSpans = SlabReserveBytes / SlabSpanBytes;
 
@@ -541,8 +552,20 @@ struct SlabRegionState {
   /// Written once per span.
   alignas(64) uint64_t Next;  ///< bytes of the region handed out as spans
   uint64_t Committed;         ///< bytes of the region made accessible
+  /// Spans given back, for any shard and class (taken after a shard's lock,
+  /// by fork's handlers too).
+  alignas(64) SpinLock EmptyLock;
+  uint32_t Empty; ///< the first (span number plus one); 0: none
 };
-SlabRegionState SlabRegion = {SlabUnreserved, nullptr, 0, 0, 0};
+SlabRegionState SlabRegion = {SlabUnreserved, nullptr, 0, 0, 0, {0}, 0};
+
+MEMPROF_ALWAYS_INLINE SlabSpanInfo &slabSpan(uint32_t NumberPlusOne) {
+  return loadRelaxed(&SlabRegion.Spans)[NumberPlusOne - 1];
+}
+/// The span number plus one of an address in the region.
+MEMPROF_ALWAYS_INLINE uint32_t slabSpanNumberOf(uintptr_t Slot) {
+  return uint32_t((Slot - loadRelaxed(&SlabRegion.Base)) / SlabSpanBytes) + 1;
+}
 
 /// Whether \p U is in the slab region (false for every address until it is
 /// reserved).
@@ -592,12 +615,43 @@ MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
   return Aligned;
 }
 
-/// A new span of class \p C for shard \p Index (its lock held) into \p L;
-/// false when the region is full or the system out of memory.
+/// Makes span \p N (plus one) the current span of class \p C of shard
+/// \p Index (its lock held), all its slots free.
+void slabStartSpan(SlabClass &L, unsigned Index, unsigned C, uint32_t N) {
+  SlabSpanInfo &I = slabSpan(N);
+  I.Shard = uint8_t(Index);
+  I.Class = uint8_t(C);
+  I.Live = 0;
+  I.Free = 0;
+  I.Prev = I.Next = 0;
+  L.Current = N;
+  L.Cur = loadRelaxed(&SlabRegion.Base) + uint64_t(N - 1) * SlabSpanBytes;
+  L.End = L.Cur + SlabSpanBytes;
+}
+
+/// A new span of class \p C for shard \p Index (its lock held) into \p L:
+/// its spare, an empty span of the region's, or one never used; false when
+/// the region is full or the system out of memory.
 MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
+  if (uint32_t N = L.Spare) {
+    L.Spare = 0;
+    slabStartSpan(L, Index, C, N);
+    return true;
+  }
   uintptr_t Base = reserveSlabRegion();
   if (!Base)
     return false;
+  if (loadRelaxed(&SlabRegion.Empty)) {
+    SlabRegion.EmptyLock.lock();
+    uint32_t N = SlabRegion.Empty;
+    if (N)
+      storeRelaxed(&SlabRegion.Empty, slabSpan(N).Next);
+    SlabRegion.EmptyLock.unlock();
+    if (N) {
+      slabStartSpan(L, Index, C, N);
+      return true;
+    }
+  }
   // (Once the region is full, only freed slots are handed out: Next is
   // then only read.)
   if (loadRelaxed(&SlabRegion.Next) >= SlabReserveBytes)
@@ -624,11 +678,7 @@ MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
       break;
   }
-  SlabSpanInfo &I = SlabRegion.Spans[Off / SlabSpanBytes];
-  I.Shard = uint8_t(Index);
-  I.Class = uint8_t(C);
-  L.Cur = Base + Off;
-  L.End = Base + End;
+  slabStartSpan(L, Index, C, uint32_t(Off / SlabSpanBytes) + 1);
   return true;
 }
 
@@ -637,12 +687,30 @@ MEMPROF_ALWAYS_INLINE unsigned slabClassOf(uint64_t Size) {
   return unsigned((Size + sizeof(ChunkTail) - 1) >> ShadowScale);
 }
 
-/// A slot of class \p C from shard \p Index (its lock held); 0 if none.
+/// Takes span \p N off its class's Partial list (its shard's lock held).
+MEMPROF_ALWAYS_INLINE void slabUnlink(SlabClass &L, SlabSpanInfo &I) {
+  if (I.Prev)
+    slabSpan(I.Prev).Next = I.Next;
+  else
+    L.Partial = I.Next;
+  if (I.Next)
+    slabSpan(I.Next).Prev = I.Prev;
+  I.Prev = I.Next = 0;
+}
+
+/// A slot of class \p C from shard \p Index (its lock held): a freed one
+/// of the first span that has one, else the current span's next; 0 if
+/// none.
 MEMPROF_ALWAYS_INLINE uintptr_t slabTake(Shard &S, unsigned Index,
                                          unsigned C) {
   SlabClass &L = S.Slab[C];
-  if (uintptr_t Slot = L.Free) {
-    L.Free = *reinterpret_cast<const uintptr_t *>(Slot);
+  if (uint32_t N = L.Partial) {
+    SlabSpanInfo &I = slabSpan(N);
+    uintptr_t Slot = I.Free;
+    I.Free = *reinterpret_cast<const uintptr_t *>(Slot);
+    ++I.Live;
+    if (!I.Free)
+      slabUnlink(L, I);
     return Slot;
   }
   uint64_t Bytes = uint64_t(C + 1) << ShadowScale;
@@ -650,24 +718,57 @@ MEMPROF_ALWAYS_INLINE uintptr_t slabTake(Shard &S, unsigned Index,
     return 0;
   uintptr_t Slot = L.Cur;
   L.Cur += Bytes;
+  ++slabSpan(L.Current).Live;
   return Slot;
 }
 
-/// The span of an address in the region. (Read without a lock: written
-/// when the span was taken, before any of its slots was handed out.)
-MEMPROF_ALWAYS_INLINE SlabSpanInfo slabSpanOf(uintptr_t Slot) {
-  return loadRelaxed(&SlabRegion.Spans)[(Slot - loadRelaxed(&SlabRegion.Base)) /
-                                       SlabSpanBytes];
+/// The span of an address in the region. (Read without a lock: the span
+/// of a live slot keeps its shard and class.)
+MEMPROF_ALWAYS_INLINE const SlabSpanInfo &slabSpanOf(uintptr_t Slot) {
+  return slabSpan(slabSpanNumberOf(Slot));
 }
 
-/// Gives slot \p Slot (its tail's marker cleared) back to its span's shard.
+/// Span \p N of class \p L emptied (not the current one; its shard's lock
+/// held): kept as the class's spare, or given back to the system and to
+/// the region's empty spans.
+MEMPROF_NOINLINE void slabRetire(SlabClass &L, uint32_t N) {
+  if (!L.Spare) {
+    L.Spare = N;
+    return;
+  }
+  int SavedErrno = errno;
+  madvise(reinterpret_cast<void *>(loadRelaxed(&SlabRegion.Base) +
+                                   uint64_t(N - 1) * SlabSpanBytes),
+          SlabSpanBytes, MADV_DONTNEED);
+  errno = SavedErrno;
+  SlabRegion.EmptyLock.lock();
+  slabSpan(N).Next = SlabRegion.Empty;
+  storeRelaxed(&SlabRegion.Empty, N);
+  SlabRegion.EmptyLock.unlock();
+}
+
+/// Gives slot \p Slot (its tail's marker cleared) back to its span.
 MEMPROF_ALWAYS_INLINE void slabRelease(uintptr_t Slot) {
-  SlabSpanInfo I = slabSpanOf(Slot);
+  uint32_t N = slabSpanNumberOf(Slot);
+  SlabSpanInfo &I = slabSpan(N);
   Shard &S = Shards[I.Shard];
   S.Lock.lock();
   SlabClass &L = S.Slab[I.Class];
-  *reinterpret_cast<uintptr_t *>(Slot) = L.Free;
-  L.Free = Slot;
+  bool WasFull = !I.Free;
+  *reinterpret_cast<uintptr_t *>(Slot) = I.Free;
+  I.Free = Slot;
+  if (MEMPROF_UNLIKELY(--I.Live == 0) && N != L.Current) {
+    if (!WasFull)
+      slabUnlink(L, I);
+    slabRetire(L, N);
+  } else if (WasFull) {
+    // On the class's list (first: its slot is the one likeliest cached).
+    I.Prev = 0;
+    I.Next = L.Partial;
+    if (L.Partial)
+      slabSpan(L.Partial).Prev = N;
+    L.Partial = N;
+  }
   S.Lock.unlock();
 }
 
@@ -1971,9 +2072,11 @@ void lockAllShards() {
   H.SampleLock.lock();
   for (Shard &S : Shards)
     S.Lock.lock();
+  SlabRegion.EmptyLock.lock();
 }
 
 void unlockAllShards() {
+  SlabRegion.EmptyLock.unlock();
   for (Shard &S : Shards)
     S.Lock.unlock();
   H.SampleLock.unlock();

@@ -21,6 +21,9 @@
 //                  parent's blocks and allocates as many: the parent's
 //                  other blocks intact, each process's profile holds its
 //                  own allocations
+//   slab phases    200,000 blocks of 24 bytes held and freed: most of their
+//                  memory given back (RSS), and blocks of 200 bytes take
+//                  their spans again
 //   slab many N    N blocks of 24 bytes live at once: the peak exactly
 //   slab double    a double free of a slab block is survived
 #include "memprof/Runtime/memprof_runtime.h"
@@ -55,6 +58,8 @@ SITE(site_kept, malloc(N))
 SITE(site_before, malloc(N))
 SITE(site_child, malloc(N))
 SITE(site_many, malloc(N))
+SITE(site_phase1, malloc(N))
+SITE(site_phase2, malloc(N))
 extern "C" __attribute__((noinline)) void *site_realloc(void *P, size_t N) {
   return realloc(P, N);
 }
@@ -101,8 +106,24 @@ static int layout() {
     memset(P, 0xA5, N);
     Dirty.push_back(P);
   }
+  std::vector<void *> Freed = Dirty;
+  std::sort(Freed.begin(), Freed.end());
   for (void *P : Dirty)
     free(P);
+  // Freed memory is used again: blocks of the same sizes now take the
+  // freed ones' places (slots of their classes, or glibc's chunks).
+  for (size_t N = 0; N <= 300; ++N)
+    Dirty[N] = malloc(N);
+  int Again = 0;
+  for (void *P : Dirty)
+    Again += std::binary_search(Freed.begin(), Freed.end(), P);
+  printf("freed memory used again: %s (%d of %zu)\n",
+         Again > int(Dirty.size()) * 3 / 4 ? "most" : "little", Again,
+         Dirty.size());
+  for (void *P : Dirty) {
+    memset(P, 0xA5, malloc_usable_size(P));
+    free(P);
+  }
   for (int Round = 0; Round < 4; ++Round)
     for (size_t N = 0; N <= 300; ++N) {
       int How = int((N + Round) % 6);
@@ -392,6 +413,44 @@ static int forked() {
   return 0;
 }
 
+static int phases() {
+  // 200,000 blocks of 24 bytes (12.2 MiB of slots) held, then freed: their
+  // spans go back to the system (all but a spare or two), and the next
+  // phase's blocks of another class take the same spans again.
+  const int K = 200000;
+  std::vector<void *> Held(K);
+  for (int I = 0; I < K; ++I) {
+    Held[I] = site_phase1(24);
+    memset(Held[I], 1, 24);
+  }
+  uintptr_t Lo = UINTPTR_MAX, Hi = 0;
+  for (void *P : Held) {
+    Lo = std::min(Lo, uintptr_t(P));
+    Hi = std::max(Hi, uintptr_t(P));
+  }
+  long Full = residentBytes();
+  for (void *P : Held)
+    free(P);
+  long Freed = residentBytes();
+  printf("given back after the first phase: %s (%ld KiB)\n",
+         Full - Freed > (10L << 20) ? "most" : "little",
+         (Full - Freed) >> 10);
+  int Inside = 0;
+  const int K2 = K / 4;
+  for (int I = 0; I < K2; ++I) {
+    Held[I] = site_phase2(200);
+    memset(Held[I], 2, 200);
+    Inside += uintptr_t(Held[I]) >= Lo && uintptr_t(Held[I]) <= Hi;
+  }
+  printf("second phase in the first one's spans: %s (%d of %d)\n",
+         Inside > K2 * 9 / 10 ? "most" : "few", Inside, K2);
+  for (int I = 0; I < K2; ++I)
+    free(Held[I]);
+  printf("site site_phase1 %d %d\n", K, K * 24);
+  printf("site site_phase2 %d %d\n", K2, K2 * 200);
+  return 0;
+}
+
 static int many(int N) {
   std::vector<void *> Held(N);
   for (int I = 0; I < N; ++I)
@@ -428,6 +487,8 @@ int main(int argc, char **argv) {
     return threads(argc > 2 ? atoi(argv[2]) : 2);
   if (!strcmp(Mode, "fork"))
     return forked();
+  if (!strcmp(Mode, "phases"))
+    return phases();
   if (!strcmp(Mode, "many"))
     return many(argc > 2 ? atoi(argv[2]) : 100000);
   if (!strcmp(Mode, "double"))
