@@ -396,7 +396,14 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   SmallVector<FrameId, 32> Ids;
   SmallVector<std::pair<uint64_t, unsigned>, 16> Chains;
   for (const auto &[StackId, MIB] : P.MIBs) {
-    std::optional<ArrayRef<uint64_t>> PCs = P.Stacks.find(StackId);
+    // Where the reader found the stack (checked: a RawProfile made another
+    // way may not say).
+    std::optional<ArrayRef<uint64_t>> PCs;
+    if (MIB.StackIndex < P.Stacks.size() &&
+        P.Stacks.Entries[MIB.StackIndex].Id == StackId)
+      PCs = P.Stacks.pcs(P.Stacks.Entries[MIB.StackIndex]);
+    else
+      PCs = P.Stacks.find(StackId);
     if (!PCs)
       continue; // the reader rejects this; keep the merger total anyway
     MemInfoBlock Info = MIB.Info;

@@ -661,23 +661,33 @@ Expected<RawProfile> RawParser::parse() {
       break;
     Off += (Z - Off) & ~uint64_t(7);
   }
-  for (const auto &KV : P.MIBs)
-    if (!P.Stacks.contains(KV.first))
+  for (auto &KV : P.MIBs) {
+    std::optional<size_t> Stack = P.Stacks.indexOf(KV.first);
+    if (!Stack)
       return makeError(ErrorCode::Malformed,
                        "MIB references stack id " + Twine(KV.first) +
                            " which no stack section contains");
+    KV.second.StackIndex = *Stack;
+  }
   return std::move(P);
 }
 
 } // namespace
 
-std::optional<ArrayRef<uint64_t>> RawStacks::find(uint64_t Id) const {
+std::optional<size_t> RawStacks::indexOf(uint64_t Id) const {
   auto It = std::lower_bound(
       Entries.begin(), Entries.end(), Id,
       [](const Entry &E, uint64_t V) { return E.Id < V; });
   if (It == Entries.end() || It->Id != Id)
     return std::nullopt;
-  return pcs(*It);
+  return size_t(It - Entries.begin());
+}
+
+std::optional<ArrayRef<uint64_t>> RawStacks::find(uint64_t Id) const {
+  std::optional<size_t> I = indexOf(Id);
+  if (!I)
+    return std::nullopt;
+  return pcs(Entries[*I]);
 }
 
 Expected<RawProfile> readRawProfile(StringRef Buffer) {

@@ -27,6 +27,9 @@ struct RawMIB {
   MemInfoBlock Info;
   /// Access counts per 8-byte granule (raw v4/v5); never stored in indexed files.
   std::vector<uint64_t> Histogram;
+  /// Where its stack is in RawProfile::Stacks.Entries (the reader finds it
+  /// once, when it checks that every MIB has a stack).
+  uint64_t StackIndex = 0;
 };
 
 /// One dump's heap section (docs/heap-data.md), checked: contexts and top
@@ -57,6 +60,8 @@ struct RawStacks {
 
   /// The PCs of stack \p Id; none when no stack has that id.
   std::optional<llvm::ArrayRef<uint64_t>> find(uint64_t Id) const;
+  /// The index in Entries of stack \p Id; none when no stack has that id.
+  std::optional<size_t> indexOf(uint64_t Id) const;
   bool contains(uint64_t Id) const { return find(Id).has_value(); }
   size_t size() const { return Entries.size(); }
   llvm::ArrayRef<uint64_t> pcs(const Entry &E) const {
