@@ -1243,6 +1243,19 @@ MEMPROF_NOINLINE void reportDegraded() {
   writeStderr(L);
 }
 
+/// A free of a pointer in the slab region that no live chunk has (freed
+/// twice, or never allocated): ignored, and said once.
+MEMPROF_NOINLINE void reportBadSlabFree() {
+  static uint32_t Reported;
+  if (__atomic_exchange_n(&Reported, 1u, __ATOMIC_RELAXED))
+    return;
+  Line L;
+  L.add("memprof: warning: free of a pointer that no allocation holds (freed "
+        "twice?); ignored, where glibc would have stopped the program: "
+        "AddressSanitizer or valgrind finds where\n");
+  writeStderr(L);
+}
+
 /// The tail of \p U if the runtime made it. The 16 bytes before any
 /// 16-aligned glibc pointer are glibc's chunk header, so reading them is
 /// safe, and there bit 3 of the size field (the tail's CtxKind) is never set:
@@ -1661,6 +1674,8 @@ void deallocate(void *P) {
     // which glibc would abort on) is ignored: glibc has no memory there.
     if (!inSlabRegion(U))
       __libc_free(P);
+    else
+      reportBadSlabFree();
     return;
   }
   RuntimeScope Scope;

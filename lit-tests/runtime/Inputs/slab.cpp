@@ -465,9 +465,11 @@ static int many(int N) {
 }
 
 static int doubleFree() {
-  void *P = malloc(40);
+  void *P = malloc(40), *P2 = malloc(100);
   free(P);
-  free(P); // glibc would abort; the runtime ignores it
+  free(P); // glibc would abort; the runtime ignores it (and says so once)
+  free(P2);
+  free(P2);
   void *Q = malloc(40), *R = malloc(40);
   printf("double free survived, distinct blocks after it: %d\n", int(Q != R));
   free(Q);
