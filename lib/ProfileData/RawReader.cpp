@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <optional>
 #include <tuple>
+#include <unordered_map>
 
 using namespace llvm;
 
@@ -59,6 +60,11 @@ private:
   /// Adds one dump's stacks (sorted, unique) to P.Stacks; an id an earlier
   /// dump gave other PCs is an error.
   Error addDumpStacks(const std::vector<DumpStack> &Stacks, uint64_t At);
+  /// From the second dump on: the index in P.Stacks.Entries of each id, and
+  /// whether those are out of id order (sorted once, at the end), so that
+  /// a file of many dumps costs no more than one of their sum.
+  std::unordered_map<uint64_t, size_t> StackIndex;
+  bool StacksUnsorted = false;
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
@@ -213,8 +219,11 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
 
 Error RawParser::parseStacks(DataCursor &C, std::vector<DumpStack> &Out) {
   std::vector<uint64_t> &All = P.Stacks.PCs;
-  // Bounded by the bytes present, not by a count read from the file.
-  All.reserve(All.size() + C.remaining() / 8);
+  // Bounded by the bytes present, not by a count read from the file; grown
+  // by doubling over many dumps.
+  const uint64_t Need = All.size() + C.remaining() / 8;
+  if (Need > All.capacity())
+    All.reserve(std::max<uint64_t>(Need, 2 * All.capacity()));
   // A malformed record after an id given twice with different PCs: the
   // repeat, met first in the file, is what is reported.
   auto Fail = [&](Error E) -> Error {
@@ -286,28 +295,30 @@ Error RawParser::uniqueDumpStacks(std::vector<DumpStack> &Stacks) {
 
 Error RawParser::addDumpStacks(const std::vector<DumpStack> &Stacks,
                                uint64_t At) {
-  std::vector<RawStacks::Entry> &Old = P.Stacks.Entries;
-  std::vector<RawStacks::Entry> New;
-  New.reserve(Stacks.size());
+  std::vector<RawStacks::Entry> &All = P.Stacks.Entries;
+  if (P.NumDumps == 0) {
+    All.reserve(Stacks.size());
+    for (const DumpStack &S : Stacks)
+      All.push_back(S.E);
+    return Error::success();
+  }
+  if (StackIndex.empty())
+    for (size_t I = 0; I < All.size(); ++I)
+      StackIndex.emplace(All[I].Id, I);
   for (const DumpStack &S : Stacks) {
-    std::optional<ArrayRef<uint64_t>> Prev = P.Stacks.find(S.E.Id);
-    if (!Prev) {
-      New.push_back(S.E);
+    auto [It, New] = StackIndex.try_emplace(S.E.Id, All.size());
+    if (New) {
+      All.push_back(S.E);
+      StacksUnsorted = true;
       continue;
     }
-    if (*Prev != P.Stacks.pcs(S.E))
+    if (P.Stacks.pcs(All[It->second]) != P.Stacks.pcs(S.E))
       return makeError(ErrorCode::Malformed,
                        "dump " + Twine(P.NumDumps) +
                            " has a different call stack for stack id " +
                            Twine(S.E.Id),
                        At);
   }
-  const size_t Mid = Old.size();
-  Old.insert(Old.end(), New.begin(), New.end());
-  std::inplace_merge(Old.begin(), Old.begin() + Mid, Old.end(),
-                     [](const RawStacks::Entry &A, const RawStacks::Entry &B) {
-                       return A.Id < B.Id;
-                     });
   return Error::success();
 }
 
@@ -661,6 +672,11 @@ Expected<RawProfile> RawParser::parse() {
       break;
     Off += (Z - Off) & ~uint64_t(7);
   }
+  if (StacksUnsorted)
+    llvm::sort(P.Stacks.Entries,
+               [](const RawStacks::Entry &A, const RawStacks::Entry &B) {
+                 return A.Id < B.Id;
+               });
   for (auto &KV : P.MIBs) {
     std::optional<size_t> Stack = P.Stacks.indexOf(KV.first);
     if (!Stack)

@@ -107,18 +107,34 @@ TEST(RawReader, StacksOfEveryDumpByIdRepeatsOnce) {
   RawBuilder B = A;
   B.Stacks = {{2, {0x1300}}, {5, {0x1500, 0x1501}}, {1, {0x1100, 0x1200}},
               {9, {0x1900}}};
-  auto P = readRawProfile(A.build() + B.build());
+  // A third dump: ids below and between the others, and one repeated.
+  RawBuilder C3 = A;
+  C3.Stacks = {{0, {0x1000}}, {3, {0x1333}}, {9, {0x1900}}};
+  auto P = readRawProfile(A.build() + B.build() + C3.build());
   ASSERT_TRUE(bool(P)) << errorText(P.takeError());
-  EXPECT_EQ(P->NumDumps, 2u);
-  ASSERT_EQ(P->Stacks.size(), 4u);
+  EXPECT_EQ(P->NumDumps, 3u);
+  ASSERT_EQ(P->Stacks.size(), 6u);
   std::vector<uint64_t> Ids;
   for (const RawStacks::Entry &E : P->Stacks.Entries)
     Ids.push_back(E.Id);
-  EXPECT_EQ(Ids, std::vector<uint64_t>({1, 2, 5, 9}));
+  EXPECT_EQ(Ids, std::vector<uint64_t>({0, 1, 2, 3, 5, 9}));
+  std::vector<uint64_t> Three = {0x1333};
+  EXPECT_EQ(*P->Stacks.find(3), llvm::ArrayRef(Three));
+  // Every MIB knows where its stack is.
+  for (const auto &[Id, M] : P->MIBs)
+    EXPECT_EQ(P->Stacks.Entries[M.StackIndex].Id, Id);
+  // A later dump that gives the first dump's stack other PCs.
+  RawBuilder Bad = C3;
+  Bad.Stacks = {{0, {0x1000}}, {1, {0x1100, 0x1201}}};
+  auto Q = readRawProfile(A.build() + B.build() + Bad.build());
+  ASSERT_FALSE(bool(Q));
+  EXPECT_NE(errorText(Q.takeError())
+                .find("dump 2 has a different call stack for stack id 1"),
+            std::string::npos);
   std::vector<uint64_t> One = {0x1100, 0x1200}, Five = {0x1500, 0x1501};
   EXPECT_EQ(*P->Stacks.find(1), llvm::ArrayRef(One));
   EXPECT_EQ(*P->Stacks.find(5), llvm::ArrayRef(Five));
-  EXPECT_FALSE(P->Stacks.find(3));
+  EXPECT_FALSE(P->Stacks.find(4));
   EXPECT_FALSE(P->Stacks.find(~0ull));
 
   // Ids given twice with different PCs: the first such record in the file
