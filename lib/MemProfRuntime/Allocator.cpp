@@ -1231,29 +1231,31 @@ MEMPROF_ALWAYS_INLINE uint32_t contextOf(const void *Frame) {
 
 MEMPROF_ALWAYS_INLINE bool recording() { return !finished(); }
 
+/// Writes \p Message to stderr unless \p Said was set: once per process.
+void warnOnce(uint32_t &Said, const char *Message) {
+  if (__atomic_exchange_n(&Said, 1u, __ATOMIC_RELAXED))
+    return;
+  Line L;
+  L.add(Message);
+  writeStderr(L);
+}
+
 /// The runtime ran out of memory for its tables (or of stack ids): some
 /// allocations go unrecorded. Said once; the program is never stopped.
 MEMPROF_NOINLINE void reportDegraded() {
-  static uint32_t Reported;
-  if (__atomic_exchange_n(&Reported, 1u, __ATOMIC_RELAXED))
-    return;
-  Line L;
-  L.add("memprof: warning: out of memory for the profile's tables; some "
-        "allocations are not recorded\n");
-  writeStderr(L);
+  static uint32_t Said;
+  warnOnce(Said, "memprof: warning: out of memory for the profile's tables; "
+                 "some allocations are not recorded\n");
 }
 
 /// A free of a pointer in the slab region that no live chunk has (freed
 /// twice, or never allocated): ignored, and said once.
 MEMPROF_NOINLINE void reportBadSlabFree() {
-  static uint32_t Reported;
-  if (__atomic_exchange_n(&Reported, 1u, __ATOMIC_RELAXED))
-    return;
-  Line L;
-  L.add("memprof: warning: free of a pointer that no allocation holds (freed "
-        "twice?); ignored, where glibc would have stopped the program: "
-        "AddressSanitizer or valgrind finds where\n");
-  writeStderr(L);
+  static uint32_t Said;
+  warnOnce(Said, "memprof: warning: free of a pointer that no allocation "
+                 "holds (freed twice?); ignored, where glibc would have "
+                 "stopped the program: AddressSanitizer or valgrind finds "
+                 "where\n");
 }
 
 /// The tail of \p U if the runtime made it. The 16 bytes before any
