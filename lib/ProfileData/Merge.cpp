@@ -35,9 +35,14 @@ void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
     It->second.Info = Info;
     It->second.Known = Known;
   } else {
-    It->second.Info.mergeCrossKnown(Info, It->second.Known, Known);
-    It->second.Known |= Known;
+    mergeInto(It->second, Info, Known);
   }
+}
+
+void ProfileMerger::mergeInto(Context &C, const MemInfoBlock &Info,
+                              uint32_t Known) {
+  C.Info.mergeCrossKnown(Info, C.Known, Known);
+  C.Known |= Known;
 }
 
 namespace {
@@ -429,10 +434,8 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       if (const KnownContext *K = findKnown(Hash, Keys)) {
         // What the walk below would do for it: the same frames, so the same
         // id, site module and type (recorded the first time).
-        Context &C = (Contexts.begin() + K->Index)->second;
         Stats.RuntimeFramesDropped += K->RuntimeFrames;
-        C.Info.mergeCrossKnown(Info, C.Known, AllMIBFields);
-        C.Known |= AllMIBFields;
+        mergeInto((Contexts.begin() + K->Index)->second, Info, AllMIBFields);
         if (!P.HeapDumps.empty())
           HeapIds.emplace(StackId, K->Id);
         ++Kept;

@@ -225,6 +225,8 @@ private:
   void addContext(CallStackId Id, llvm::ArrayRef<Frame> Frames,
                   llvm::ArrayRef<FrameId> Ids, const MemInfoBlock &Info,
                   uint32_t Known);
+  /// Merges \p Info (whose fields \p Known an input supplied) into \p C.
+  static void mergeInto(Context &C, const MemInfoBlock &Info, uint32_t Known);
   IndexedMemProf buildLLVMExact() const;
   /// Adds one run's heap totals and offers its timeline, whose top entries
   /// name merged contexts through \p Map (entries it does not map are
