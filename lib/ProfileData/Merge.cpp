@@ -30,8 +30,8 @@ void ProfileMerger::addContext(CallStackId Id, ArrayRef<Frame> Frames,
                                uint32_t Known) {
   auto [It, Inserted] = Contexts.try_emplace(Id);
   if (Inserted) {
-    It->second.Frames.assign(Frames.begin(), Frames.end());
-    It->second.Ids.assign(Ids.begin(), Ids.end());
+    It->second.Frames = keep(Frames);
+    It->second.Ids = keep(Ids);
     It->second.Info = Info;
     It->second.Known = Known;
   } else {
@@ -251,7 +251,7 @@ ProfileMerger::findKnown(uint64_t Hash, ArrayRef<PCKey> Keys) const {
     if (H != Hash)
       continue;
     const KnownContext &K = KnownContexts[I];
-    if (ArrayRef<PCKey>(KnownKeys).slice(K.Begin, K.Size) == Keys)
+    if (K.Keys == Keys)
       return &K;
   }
   return nullptr;
@@ -282,14 +282,12 @@ void ProfileMerger::addKnown(uint64_t Hash, ArrayRef<PCKey> Keys,
   }
   if (!Place(Hash, uint32_t(KnownContexts.size())))
     return;
-  KnownContexts.push_back({KnownKeys.size(), Keys.size(), Hash, Id,
+  KnownContexts.push_back({keep(Keys), Hash, Id,
                            size_t(Contexts.find(Id) - Contexts.begin()),
                            RuntimeFrames});
-  KnownKeys.insert(KnownKeys.end(), Keys.begin(), Keys.end());
 }
 
 void ProfileMerger::clearKnown() {
-  KnownKeys.clear();
   KnownContexts.clear();
   KnownSlots.clear();
 }
@@ -915,8 +913,7 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   if (Order == RecordOrder::Canonical) {
     // Records by GUID, sites by call-stack id, and the frame and stack tables
     // in the order a walk of that sorted content first meets them.
-    std::vector<std::pair<GUID, IndexedRecord>> Recs(Out.Records.begin(),
-                                                     Out.Records.end());
+    auto Recs = Out.Records.takeVector(); // moved, not copied
     llvm::sort(Recs, [](const auto &A, const auto &B) {
       return A.first < B.first;
     });

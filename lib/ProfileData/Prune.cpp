@@ -69,7 +69,7 @@ PruneStats ProfileMerger::prune(const PruneOptions &Opts) {
   std::vector<Item> Items;
   for (auto &[Id, C] : Sorted) {
     St.FramesBefore += C->Frames.size();
-    Item It{C->Frames, C->Info, C->Known,
+    Item It{SmallVector<Frame, 8>(C->Frames), C->Info, C->Known,
             C->Frames.empty()
                 ? StringRef()
                 : Names.contextModule(Id, C->Frames.front().Function),

@@ -19,7 +19,9 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/Allocator.h"
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -206,9 +208,12 @@ public:
           Fn) const;
 
 private:
+  /// A merged context. Its frames and frame ids live in Arena and never
+  /// change: the context stays small (Contexts' growth moves it) and its
+  /// frames are not one allocation each.
   struct Context {
-    llvm::SmallVector<Frame, 8> Frames;
-    llvm::SmallVector<FrameId, 8> Ids; // hashFrame of each frame
+    llvm::ArrayRef<Frame> Frames;
+    llvm::ArrayRef<FrameId> Ids; // hashFrame of each frame
     MemInfoBlock Info;
     uint32_t Known = AllMIBFields; // fields some input actually supplied
     HeapStats Heap;                // summed over the runs that had some
@@ -257,6 +262,17 @@ private:
   CounterMerger Counters;
   ProfileNames Names;
   U64MapVector<Context> Contexts;
+  /// The frames and frame ids of Contexts and the keys of KnownContexts, in
+  /// 64 KiB slabs: kept until the merger goes (after a prune, the old
+  /// contexts' too: at most one more copy of them).
+  llvm::BumpPtrAllocatorImpl<llvm::MallocAllocator, 65536> Arena;
+  template <typename T> llvm::ArrayRef<T> keep(llvm::ArrayRef<T> A) {
+    if (A.empty())
+      return {};
+    T *Copy = Arena.Allocate<T>(A.size());
+    std::uninitialized_copy(A.begin(), A.end(), Copy);
+    return {Copy, A.size()};
+  }
   /// Stack ids of the frame-id sequences met so far (hashed once each).
   CallStackIdCache StackIds;
   /// Call sites read from indexed inputs, per function (they may carry callee
@@ -298,13 +314,12 @@ private:
   /// without symbolizing or hashing its frames again (the 50 inputs of one
   /// program repeat most contexts). Cleared when contexts are rebuilt.
   struct KnownContext {
-    uint64_t Begin, Size; ///< its keys in KnownKeys
+    llvm::ArrayRef<PCKey> Keys; ///< in Arena
     uint64_t Hash;
     CallStackId Id;
     size_t Index;           ///< of its context in Contexts
     uint64_t RuntimeFrames; ///< runtime frames the context dropped
   };
-  std::vector<PCKey> KnownKeys;
   std::vector<KnownContext> KnownContexts;
   /// Open addressing by the keys' hash (a power of two of slots, at most
   /// half full): the hash and the index in KnownContexts; ~0u: empty.
