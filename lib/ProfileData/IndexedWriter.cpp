@@ -266,28 +266,20 @@ writeRadixArray(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   for (const auto &KV : P.CallStacks)
     Stacks.emplace_back(KV.first, &KV.second);
 
-  auto Count = [&](FrameId F) -> uint64_t {
-    auto It = Histogram.find(F);
-    return It == Histogram.end() ? 0 : It->second.Count;
-  };
   // Lexicographic from the root end, frames compared by (count, id);
   // popular frames sort later because the encoding starts from the last
   // stack. Frames are replaced by their rank under that order first, so the
-  // sort compares plain integers.
+  // sort compares plain integers. The histogram holds exactly the frames of
+  // the stacks; their ids are not DenseMap's reserved keys (checked above).
   std::vector<std::pair<uint64_t, FrameId>> FrameKeys;
-  FrameKeys.reserve(P.Frames.size());
-  {
-    std::unordered_map<FrameId, bool> Seen;
-    for (const auto &KV : Stacks)
-      for (FrameId F : *KV.second)
-        if (Seen.try_emplace(F, true).second)
-          FrameKeys.emplace_back(Count(F), F);
-  }
+  FrameKeys.reserve(Histogram.size());
+  for (const auto &[F, S] : Histogram)
+    FrameKeys.emplace_back(S.Count, F);
   llvm::sort(FrameKeys);
-  std::unordered_map<FrameId, uint32_t> Rank;
+  DenseMap<FrameId, uint32_t> Rank;
   Rank.reserve(FrameKeys.size());
   for (size_t I = 0; I < FrameKeys.size(); ++I)
-    Rank.emplace(FrameKeys[I].second, uint32_t(I));
+    Rank.try_emplace(FrameKeys[I].second, uint32_t(I));
   std::vector<uint32_t> Ranks; // every stack's ranks, root first
   std::vector<std::pair<size_t, size_t>> Span(Stacks.size());
   for (size_t I = 0; I < Stacks.size(); ++I) {
