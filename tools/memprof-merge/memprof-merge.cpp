@@ -18,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <atomic>
 #include <fstream>
 #include <optional>
 
@@ -402,11 +403,14 @@ int main(int argc, char **argv) {
   // in input order and released, so memory stays bounded by a batch. Every
   // bad input is reported, in input order.
   ProfileMerger Merger(Locator.get());
-  ThreadPoolStrategy Strategy = hardware_concurrency(Threads);
-  const unsigned NumThreads = Strategy.compute_thread_count();
+  // The main thread reads inputs too, beside NumThreads - 1 others: it
+  // would only wait otherwise, and its heap is already warm (each other
+  // thread's malloc arena takes page faults of its own).
+  const unsigned NumThreads =
+      hardware_concurrency(Threads).compute_thread_count();
   std::optional<DefaultThreadPool> Pool;
   if (Inputs.size() > 1 && NumThreads > 1)
-    Pool.emplace(Strategy);
+    Pool.emplace(hardware_concurrency(NumThreads - 1));
   const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
   unsigned Bad = 0, Used = 0, MemProfInputs = 0, RawMemProfInputs = 0;
   bool CounterHintGiven = false;
@@ -419,12 +423,15 @@ int main(int argc, char **argv) {
       Ins[I - Begin].Path = Inputs[I];
       Ins[I - Begin].Weight = Weights[I];
     }
-    for (Input &In : Ins) {
-      if (Pool)
-        Pool->async([&In, NoNames] { loadInput(In, !NoNames); });
-      else
-        loadInput(In, !NoNames);
-    }
+    std::atomic<size_t> Next{0};
+    auto Load = [&] {
+      for (size_t I; (I = Next.fetch_add(1)) < Ins.size();)
+        loadInput(Ins[I], !NoNames);
+    };
+    if (Pool)
+      for (unsigned T = 1; T < NumThreads; ++T)
+        Pool->async(Load);
+    Load();
     if (Pool)
       Pool->wait();
     for (Input &In : Ins) {
