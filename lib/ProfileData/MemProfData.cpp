@@ -4,6 +4,8 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MD5.h"
 #include "llvm/Support/xxhash.h"
+#include <chrono>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -30,18 +32,63 @@ CallStackId hashCallStack(ArrayRef<FrameId> Ids) {
   return blake3Low64(Buf);
 }
 
+uint64_t U64IndexMap::makeSeed() {
+  uint64_t S = 0;
+  // Without entropy: the stack's address and the time.
+  if (getentropy(&S, sizeof(S)) != 0)
+    S = uint64_t(reinterpret_cast<uintptr_t>(&S)) ^
+        uint64_t(std::chrono::steady_clock::now().time_since_epoch().count()) *
+            0x9E3779B97F4A7C15ULL;
+  return S;
+}
+
+CallStackIdCache::Slot *CallStackIdCache::emptySlotFor(uint64_t K) {
+  const size_t Mask = Slots.size() - 1;
+  for (size_t P = 0, S = K & Mask; P < MaxProbes; ++P, S = (S + 1) & Mask)
+    if (!Slots[S].Ids)
+      return &Slots[S];
+  return nullptr;
+}
+
 CallStackId CallStackIdCache::get(ArrayRef<FrameId> Ids) {
-  uint64_t Key = xxh3_64bits(ArrayRef<uint8_t>(
-      reinterpret_cast<const uint8_t *>(Ids.data()), Ids.size() * sizeof(FrameId)));
-  auto [It, Inserted] = Map.try_emplace(Key);
-  if (Inserted) {
-    It->second.Ids.assign(Ids.begin(), Ids.end());
-    It->second.Id = hashCallStack(Ids);
-    return It->second.Id;
+  // An empty sequence is hashed each time (its slot would look empty).
+  if (Ids.empty())
+    return hashCallStack(Ids);
+  uint64_t K = Key ? Key(Ids)
+                   : xxh3_64bits(ArrayRef<uint8_t>(
+                         reinterpret_cast<const uint8_t *>(Ids.data()),
+                         Ids.size() * sizeof(FrameId)));
+  if (!Slots.empty()) {
+    const size_t Mask = Slots.size() - 1;
+    for (size_t P = 0, S = K & Mask; P < MaxProbes; ++P, S = (S + 1) & Mask) {
+      const Slot &E = Slots[S];
+      if (!E.Ids)
+        break;
+      if (E.Key == K && ArrayRef<FrameId>(E.Ids, E.Size) == Ids)
+        return E.Id;
+    }
   }
-  if (ArrayRef<FrameId>(It->second.Ids) == Ids)
-    return It->second.Id;
-  return hashCallStack(Ids); // another sequence with the same cheap hash
+  if (2 * (Used + 1) > Slots.size()) {
+    // Twice the slots; an entry that finds no slot within MaxProbes is
+    // dropped (lookups could not reach it anyway).
+    std::vector<Slot> Old(std::max<size_t>(64, 2 * Slots.size()));
+    Old.swap(Slots);
+    Used = 0;
+    for (const Slot &E : Old)
+      if (E.Ids)
+        if (Slot *To = emptySlotFor(E.Key)) {
+          *To = E;
+          ++Used;
+        }
+  }
+  CallStackId Id = hashCallStack(Ids);
+  if (Slot *To = emptySlotFor(K)) {
+    FrameId *Copy = Arena.Allocate<FrameId>(Ids.size());
+    std::copy(Ids.begin(), Ids.end(), Copy);
+    *To = {K, Id, Copy, Ids.size()};
+    ++Used;
+  }
+  return Id;
 }
 
 StringRef canonicalFunctionName(StringRef Name) {

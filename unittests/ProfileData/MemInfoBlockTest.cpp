@@ -50,6 +50,14 @@ TEST(MemProfData, CallStackIdCacheEqualsHashCallStack) {
   for (int Round = 0; Round < 2; ++Round)
     for (const auto &S : Seqs)
       ASSERT_EQ(Cache.get(S), hashCallStack(S));
+  // The same when every sequence has one cheap hash (what a hostile file
+  // could aim at): the table keeps what its bounded search reaches, and the
+  // rest is hashed each time.
+  CallStackIdCache Colliding([](llvm::ArrayRef<FrameId>) { return uint64_t(42); });
+  for (int Round = 0; Round < 3; ++Round)
+    for (const auto &S : Seqs)
+      ASSERT_EQ(Colliding.get(S), hashCallStack(S));
+  EXPECT_EQ(CallStackIdCache().get({}), hashCallStack({}));
 }
 
 MemInfoBlock block(uint64_t Size, uint64_t Acc, uint32_t ATs, uint32_t DTs,

@@ -10,12 +10,14 @@
 #define MEMPROF_PROFILEDATA_MEMPROFDATA_H
 
 #include "memprof/ProfileData/MemInfoBlock.h"
+#include "memprof/ProfileData/U64IndexMap.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMapInfo.h"
 #include "llvm/ADT/Hashing.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Allocator.h"
 #include <cstdint>
 #include <optional>
 #include <unordered_map>
@@ -27,10 +29,10 @@ using GUID = uint64_t;
 
 /// An insertion-ordered map for u64 keys that may come from a file. LLVM's
 /// DenseMap reserves two key values (~0 and ~0-1) as sentinels, so a map
-/// keyed by untrusted values must not be a DenseMap.
+/// keyed by untrusted values must not be a DenseMap: its index is a
+/// U64IndexMap, which takes every value and allocates nothing per key.
 template <typename V>
-using U64MapVector =
-    llvm::MapVector<uint64_t, V, std::unordered_map<uint64_t, unsigned>>;
+using U64MapVector = llvm::MapVector<uint64_t, V, U64IndexMap>;
 using FrameId = uint64_t;
 using CallStackId = uint64_t;
 
@@ -70,17 +72,34 @@ CallStackId hashCallStack(llvm::ArrayRef<FrameId> Ids);
 /// hashCallStack, memoized: a stack id is hashed once however often its
 /// frame-id sequence recurs (BLAKE3 costs about 1,500 instructions per
 /// stack). Keyed by a cheap hash of the sequence, verified by comparing the
-/// sequence itself, so a collision of the cheap hash only costs a BLAKE3.
+/// sequence itself. An open-addressing table (at most half full) whose
+/// sequences live in an arena: no allocation per entry. A lookup visits at
+/// most MaxProbes slots: sequences whose cheap hashes a hostile file makes
+/// collide cost a bounded search and then a BLAKE3, never a search through
+/// every entry.
 class CallStackIdCache {
 public:
+  using KeyFn = uint64_t (*)(llvm::ArrayRef<FrameId>);
+  /// \p Key replaces the cheap hash (tests: a constant makes every
+  /// sequence collide).
+  explicit CallStackIdCache(KeyFn Key = nullptr) : Key(Key) {}
   CallStackId get(llvm::ArrayRef<FrameId> Ids);
 
+  static constexpr size_t MaxProbes = 32;
+
 private:
-  struct Entry {
-    llvm::SmallVector<FrameId, 8> Ids;
-    CallStackId Id;
+  struct Slot {
+    uint64_t Key = 0;
+    CallStackId Id = 0;
+    const FrameId *Ids = nullptr; // in Arena; null: an empty slot
+    size_t Size = 0;
   };
-  std::unordered_map<uint64_t, Entry> Map;
+  /// The empty slot \p K would take within MaxProbes, or null.
+  Slot *emptySlotFor(uint64_t K);
+  KeyFn Key;
+  std::vector<Slot> Slots;
+  size_t Used = 0;
+  llvm::BumpPtrAllocator Arena;
 };
 
 /// LLVM's function GUID: low 64 bits of MD5 of the canonical name (spec 2.3).
