@@ -7,6 +7,7 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/Format.h"
 #include <algorithm>
+#include <cstring>
 #include <optional>
 #include <tuple>
 #include <unordered_map>
@@ -255,14 +256,20 @@ Error RawParser::parseStacks(DataCursor &C, std::vector<DumpStack> &Out) {
     auto BytesOrErr = C.readBytes(NumPCs * 8, "stack PC");
     if (!BytesOrErr)
       return Fail(BytesOrErr.takeError());
+    // The runtime ends a trace at its first zero PC; the PCs before it are
+    // copied at once (All has room: reserved for every byte left above).
+    const char *PCBytes = BytesOrErr->data();
+    uint64_t Len = 0;
+    while (Len < NumPCs && support::endian::read64le(PCBytes + 8 * Len) != 0)
+      ++Len;
     const uint64_t Begin = All.size();
-    for (uint64_t J = 0; J < NumPCs; ++J) {
-      uint64_t PC = support::endian::read64le(BytesOrErr->data() + 8 * J);
-      if (PC == 0)
-        break; // the runtime ends a trace at its first zero PC
-      All.push_back(PC);
-    }
-    Out.push_back({{*IdOrErr, Begin, All.size() - Begin}, At});
+    All.resize(Begin + Len);
+    if constexpr (endianness::native == endianness::little)
+      std::memcpy(All.data() + Begin, PCBytes, Len * 8);
+    else
+      for (uint64_t J = 0; J < Len; ++J)
+        All[Begin + J] = support::endian::read64le(PCBytes + 8 * J);
+    Out.push_back({{*IdOrErr, Begin, Len}, At});
   }
   return uniqueDumpStacks(Out);
 }
