@@ -292,15 +292,17 @@ writeRadixArray(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
   for (size_t I = 0; I < SortedIdx.size(); ++I)
     SortedIdx[I] = I;
   llvm::sort(SortedIdx, [&](size_t L, size_t R) {
+    // Lexicographic, in one pass: the first rank that differs, else the
+    // shorter first, else (equal frames) by stack id.
     const uint32_t *LB = Ranks.data() + Span[L].first;
     const uint32_t *RB = Ranks.data() + Span[R].first;
-    if (std::lexicographical_compare(LB, LB + Span[L].second, RB,
-                                     RB + Span[R].second))
-      return true;
-    if (std::lexicographical_compare(RB, RB + Span[R].second, LB,
-                                     LB + Span[L].second))
-      return false;
-    return Stacks[L].first < Stacks[R].first; // equal frames: by stack id
+    const uint32_t *LE = LB + Span[L].second, *RE = RB + Span[R].second;
+    auto [LI, RI] = std::mismatch(LB, LE, RB, RE);
+    if (LI != LE && RI != RE)
+      return *LI < *RI;
+    if (LI != LE || RI != RE)
+      return LI == LE; // the left one is a prefix of the right one
+    return Stacks[L].first < Stacks[R].first;
   });
   {
     std::vector<std::pair<CallStackId, const Stack *>> Sorted;
