@@ -6,6 +6,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <unordered_map>
 #include <unordered_set>
@@ -251,7 +252,10 @@ ProfileMerger::findKnown(uint64_t Hash, ArrayRef<PCKey> Keys) const {
     if (H != Hash)
       continue;
     const KnownContext &K = KnownContexts[I];
-    if (K.Keys == Keys)
+    // PCKey is two words without padding: compared as bytes.
+    if (K.Keys.size() == Keys.size() &&
+        std::memcmp(K.Keys.data(), Keys.data(), Keys.size() * sizeof(PCKey)) ==
+            0)
       return &K;
   }
   return nullptr;
@@ -327,37 +331,62 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     Keys.resize_for_overwrite(PCs.size());
     PCKey *Out = Keys.data();
     SegKey *SK = SegKeys.data();
+    const size_t NumSegs = SegKeys.size();
     size_t Last = LastSeg, Prev = PrevSeg;
     uint64_t Hash = PCs.size();
+    // The last segment's bounds and key, in locals, once its module is
+    // known (segments disjoint): most PCs lie in it and take only the
+    // first test below. An empty range otherwise: every PC the full way.
+    uint64_t CurStart = 1, CurEnd = 0, CurBias = 0;
+    const std::string *CurId = nullptr;
+    auto SetCurrent = [&] {
+      if (Disjoint && Last < NumSegs && SK[Last].BuildId) {
+        CurStart = SK[Last].Start;
+        CurEnd = SK[Last].End;
+        CurBias = SK[Last].Bias;
+        CurId = SK[Last].BuildId;
+      } else {
+        CurStart = 1;
+        CurEnd = 0;
+      }
+    };
+    SetCurrent();
     for (uint64_t PC : PCs) {
-      if (!Disjoint || Last >= SegKeys.size() ||
-          !(SK[Last].Start < PC && PC <= SK[Last].End)) {
-        // Contexts go back and forth between a few modules: the one before
-        // the last is the next best guess.
-        if (Disjoint && Prev < SegKeys.size() && SK[Prev].Start < PC &&
-            PC <= SK[Prev].End) {
-          std::swap(Last, Prev);
-        } else {
-          const SegmentInfo *Seg = findSegment(P, Sorted, PC);
-          if (!Seg)
+      if (!(CurStart < PC && PC <= CurEnd)) {
+        if (!Disjoint || Last >= NumSegs ||
+            !(SK[Last].Start < PC && PC <= SK[Last].End)) {
+          // Contexts go back and forth between a few modules: the one
+          // before the last is the next best guess.
+          if (Disjoint && Prev < NumSegs && SK[Prev].Start < PC &&
+              PC <= SK[Prev].End) {
+            std::swap(Last, Prev);
+          } else {
+            const SegmentInfo *Seg = findSegment(P, Sorted, PC);
+            if (!Seg)
+              return false;
+            Prev = Last;
+            Last = Seg - P.Segments.data();
+          }
+        }
+        SegKey &S = SK[Last];
+        if (!S.BuildId) {
+          const SegmentInfo &Seg = P.Segments[Last];
+          auto MI = Modules.find(Seg.BuildId);
+          if (MI == Modules.end() || !MI->second)
             return false;
-          Prev = Last;
-          Last = Seg - P.Segments.data();
+          S.BuildId = &MI->first;
+          S.Bias = PC - MI->second->toBinaryAddress(Seg, PC);
+        }
+        SetCurrent();
+        if (!Disjoint) { // (SetCurrent left the range empty)
+          CurBias = S.Bias;
+          CurId = S.BuildId;
         }
       }
-      SegKey &S = SK[Last];
-      if (!S.BuildId) {
-        const SegmentInfo &Seg = P.Segments[Last];
-        auto MI = Modules.find(Seg.BuildId);
-        if (MI == Modules.end() || !MI->second)
-          return false;
-        S.BuildId = &MI->first;
-        S.Bias = PC - MI->second->toBinaryAddress(Seg, PC);
-      }
-      *Out++ = {S.BuildId, PC - S.Bias};
+      *Out++ = {CurId, PC - CurBias};
       // Cheap per PC (the table compares the keys); mixed at the end.
       Hash = ((Hash << 7) | (Hash >> 57)) ^
-             (PC - S.Bias + reinterpret_cast<uintptr_t>(S.BuildId));
+             (PC - CurBias + reinterpret_cast<uintptr_t>(CurId));
     }
     LastSeg = Last;
     PrevSeg = Prev;
@@ -412,6 +441,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   SmallVector<Frame, 32> Frames;
   SmallVector<FrameId, 32> Ids;
   SmallVector<std::pair<uint64_t, unsigned>, 16> Chains;
+  MemInfoBlock Scaled; // a block scaled by Weight
   for (const auto &[StackId, MIB] : P.MIBs) {
     // Where the reader found the stack (checked: a RawProfile made another
     // way may not say).
@@ -423,9 +453,12 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       PCs = P.Stacks.find(StackId);
     if (!PCs)
       continue; // the reader rejects this; keep the merger total anyway
-    MemInfoBlock Info = MIB.Info;
-    if (Weight != 1)
-      Info.scale(Weight);
+    // A copy only to scale it.
+    if (Weight != 1) {
+      Scaled = MIB.Info;
+      Scaled.scale(Weight);
+    }
+    const MemInfoBlock &Info = Weight != 1 ? Scaled : MIB.Info;
     uint64_t Hash = 0;
     bool HaveKeys = !KeepRawEntries && KeysOf(*PCs, Hash);
     if (HaveKeys)

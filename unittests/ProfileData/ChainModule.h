@@ -5,8 +5,9 @@
 // address in Runtime to a runtime frame, any other address to nothing; a
 // function named in Names gets that name and a source file (/src/f.c, line
 // 10 + its line offset), others none. The module is linked at 0x1000: a
-// segment that starts elsewhere was loaded there (ASLR). OneLocator finds
-// that one module for every build id.
+// segment that starts elsewhere was loaded there (ASLR), its Offset being
+// where it starts in the module. OneLocator finds that one module for every
+// build id.
 //
 //===----------------------------------------------------------------------===//
 #ifndef MEMPROF_UNITTESTS_CHAINMODULE_H
@@ -28,7 +29,7 @@ public:
   std::set<uint64_t> Runtime;
   llvm::StringRef path() const override { return "chains"; }
   uint64_t toBinaryAddress(const SegmentInfo &S, uint64_t PC) const override {
-    return PC - (S.Start - 0x1000);
+    return PC - (S.Start - S.Offset - 0x1000);
   }
   PCSymbols symbolize(uint64_t Addr) override {
     PCSymbols S;

@@ -99,9 +99,32 @@ struct World {
   std::string makeRaw() {
     RawBuilder B;
     // Where this process loaded the module: PCs are the linked ones plus the
-    // difference.
-    const uint64_t Load = 0x1000 + 0x100000 * pick(4);
-    B.Segs.push_back({Load, Load + 0x1000, 0, "chains"});
+    // difference. Loads 16 bytes apart make one raw PC another address in
+    // another input.
+    const uint64_t Load =
+        pick(2) ? 0x1000 + 0x100000 * pick(4) : 0x1000 + 0x10 * pick(8);
+    // The module's segments (a segment holds Start < PC <= End): one; two
+    // that meet at a PC (it lies in the first, the next PC in the second);
+    // two that overlap; or one that ends at a PC, the PCs after it outside
+    // every segment, where a context is cut.
+    uint64_t Cut = ~0ULL; // the last linked address inside
+    const uint64_t At = PCs[pick(PCs.size())] - 0x1000;
+    switch (pick(4)) {
+    case 0:
+      B.Segs.push_back({Load, Load + 0x1000, 0, "chains"});
+      break;
+    case 1:
+      B.Segs.push_back({Load, Load + At, 0, "chains"});
+      B.Segs.push_back({Load + At, Load + 0x1000, At, "chains"});
+      break;
+    case 2:
+      B.Segs.push_back({Load, Load + 0x1000, 0, "chains"});
+      B.Segs.push_back({Load + 0x80, Load + 0x1000, 0x80, "chains"});
+      break;
+    default:
+      B.Segs.push_back({Load, Load + At, 0, "chains"});
+      Cut = 0x1000 + At;
+    }
     std::set<std::vector<uint64_t>> Seen;
     size_t N = 1 + pick(6);
     for (size_t I = 0; I < N; ++I) {
@@ -112,6 +135,8 @@ struct World {
       StackKey K;
       uint64_t Runtime = 0;
       for (uint64_t PC : Stack) {
+        if (PC > Cut)
+          break; // outside every segment: the context ends here
         Runtime += Mod.Runtime.count(PC);
         auto It = Mod.Chains.find(PC);
         if (It != Mod.Chains.end())

@@ -24,6 +24,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 
 namespace memprof {
@@ -308,6 +309,8 @@ private:
       return BuildId == O.BuildId && Addr == O.Addr;
     }
   };
+  static_assert(std::has_unique_object_representations_v<PCKey>,
+                "findKnown compares PCKeys as bytes");
   /// Raw contexts merged before whose every PC lay in a found module and
   /// symbolized (or was a runtime frame), by their PCKeys: a later input's
   /// context with the same keys is the same merged context, so it is merged
