@@ -1,12 +1,12 @@
 //===- Allocator.cpp - Chunks, shadow, live set and the MIB table ---------===//
 //
-// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign), or,
-// with exact granules, small ones from the runtime's granule slabs. Every
-// chunk ends in a 16-byte tail right before the user pointer; granule-
-// exclusive chunks (linked in) are slab slots of whole 64-byte granules or
-// have a 32-byte header and slack placed so that no 64-byte granule holds
-// bytes of two allocations; under LD_PRELOAD small chunks have only the tail
-// (docs/runtime.md, Design).
+// Chunks come from glibc's allocator (__libc_malloc/__libc_memalign), or
+// small ones from the runtime's slabs. Every chunk ends in a 16-byte tail
+// right before the user pointer; granule-exclusive chunks (linked in) are
+// slab slots of whole 64-byte granules or have a 32-byte header and slack
+// placed so that no 64-byte granule holds bytes of two allocations; under
+// LD_PRELOAD small chunks are slab slots of 16-byte steps or glibc blocks,
+// with only the tail (docs/runtime.md, Design).
 //
 // Recording is sharded by the allocating thread into 64 shards, each with
 // its own spin lock, table of live chunks and table of freed MIBs. A free
@@ -513,7 +513,9 @@ uint32_t NextShard;
 /// start and its user pointer 16 bytes in: no granule holds bytes of two
 /// blocks, and a block of up to 48 (112, 176, 240) bytes takes 64 (128,
 /// 192, 256) bytes, against n + 40 rounded up to 16 (and glibc's 8-byte
-/// size field) from glibc. A freed slot goes back to its span (a list per
+/// size field) from glibc. With compact chunks (preloaded) the slots are
+/// the request and the tail rounded up to 16 bytes, in spans of their own
+/// classes (16-byte steps; exact granules use every fourth). A freed slot goes back to its span (a list per
 /// span, under the lock of the span's shard, which fork's handlers take);
 /// a span whose last slot is freed is kept as its class's spare, or given
 /// back to the system (MADV_DONTNEED) and to the region's list of empty
@@ -682,9 +684,39 @@ MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
   return true;
 }
 
-/// The size class of a request of \p Size <= SlabMaxSize bytes.
-MEMPROF_ALWAYS_INLINE unsigned slabClassOf(uint64_t Size) {
-  return unsigned((Size + sizeof(ChunkTail) - 1) >> ShadowScale);
+/// The size class of a request of \p Size <= SlabMaxSize bytes: with exact
+/// granules whole granules (classes 3, 7, 11 and 15); with \p Compact
+/// chunks the request (at least 1 byte, so that a block of 0 bytes has a
+/// pointer of its own) and the tail rounded up to 16 bytes.
+MEMPROF_ALWAYS_INLINE unsigned slabClassOf(uint64_t Size, bool Compact) {
+  static_assert(ShadowGranule == 64 && sizeof(ChunkTail) == 16,
+                "classes are 16-byte steps, four to a granule");
+  if (Compact)
+    return unsigned((Size + (Size == 0) + sizeof(ChunkTail) + 15) >> 4) - 1;
+  return (unsigned((Size + sizeof(ChunkTail) - 1) >> ShadowScale) << 2) + 3;
+}
+
+/// 2^32 / M + 1 for M = 1 ... SlabClasses: N / M is (N * this) >> 32 for
+/// every N below 2^32 / (M * M), with no division on a free's path.
+struct SlabReciprocals {
+  uint64_t R[SlabClasses];
+  constexpr SlabReciprocals() : R() {
+    for (unsigned M = 1; M <= SlabClasses; ++M)
+      R[M - 1] = (uint64_t(1) << 32) / M + 1;
+  }
+};
+constexpr SlabReciprocals SlabReciprocal;
+
+/// Whether \p Slot is where a slot of class \p C starts: its offset in its
+/// span a multiple of (C + 1) * 16 bytes.
+MEMPROF_ALWAYS_INLINE bool slabSlotStart(uintptr_t Slot, unsigned C) {
+  static_assert(SlabSpanBytes / 16 * SlabClasses * SlabClasses <
+                    (uint64_t(1) << 32),
+                "the reciprocals are exact for a span's offsets");
+  uint64_t Off = (Slot - loadRelaxed(&SlabRegion.Base)) & (SlabSpanBytes - 1);
+  unsigned K = C & (SlabClasses - 1);
+  uint64_t N = Off >> 4, Q = (N * SlabReciprocal.R[K]) >> 32;
+  return !(Off & 15) && Q * (K + 1) == N;
 }
 
 /// Takes span \p N off its class's Partial list (its shard's lock held).
@@ -713,7 +745,7 @@ MEMPROF_ALWAYS_INLINE uintptr_t slabTake(Shard &S, unsigned Index,
       slabUnlink(L, I);
     return Slot;
   }
-  uint64_t Bytes = uint64_t(C + 1) << ShadowScale;
+  uint64_t Bytes = uint64_t(C + 1) << 4;
   if (MEMPROF_UNLIKELY(L.End - L.Cur < Bytes) && !slabNewSpan(L, Index, C))
     return 0;
   uintptr_t Slot = L.Cur;
@@ -1273,11 +1305,13 @@ ChunkTail *candidateTail(uintptr_t U) {
   unsigned Kind = CK & KindMask;
   // In the slab region (where glibc has no memory) only a slab chunk's user
   // pointer, 16 bytes into its slot, is ours.
-  if (inSlabRegion(U))
+  if (inSlabRegion(U)) {
+    uintptr_t Slot = U - sizeof(ChunkTail);
     return Kind == KindSlab &&
-                   (U & (ShadowGranule - 1)) == sizeof(ChunkTail)
+                   slabSlotStart(Slot, loadRelaxed(&slabSpanOf(Slot).Class))
                ? T
                : nullptr;
+  }
   if (Kind == KindSmall)
     return T;
   if (Kind < KindPlain || Kind > KindCompact)
@@ -1507,11 +1541,11 @@ MEMPROF_ALWAYS_INLINE void recordStart(ThreadState &TS, uintptr_t User,
 /// A slab chunk of \p Size <= SlabMaxSize bytes from this thread's shard,
 /// recorded; nullptr if the slab has no room (then glibc serves).
 MEMPROF_NOINLINE void *slabAllocate(ThreadState &TS, size_t Size, bool Zero,
-                                    const void *Frame) {
+                                    bool Compact, const void *Frame) {
   unsigned Index = threadShard(TS);
   Shard &S = Shards[Index];
   S.Lock.lock();
-  uintptr_t Slot = slabTake(S, Index, slabClassOf(Size));
+  uintptr_t Slot = slabTake(S, Index, slabClassOf(Size, Compact));
   S.Lock.unlock();
   if (MEMPROF_UNLIKELY(!Slot))
     return nullptr;
@@ -1541,9 +1575,9 @@ void *allocate(size_t Size, size_t Align, bool Zero, const void *Frame) {
 
   const bool CompactChunks = loadRelaxed(&G.CompactChunks);
   if (Align <= 16) {
-    // Exact granules: small requests from a granule slab, if it has room.
-    if (!CompactChunks && Size <= SlabMaxSize && G.Opts.GranuleSlab)
-      if (void *P = slabAllocate(T, Size, Zero, Frame)) {
+    // Small requests from a granule slab, if it has room.
+    if (Size <= SlabMaxSize && G.Opts.GranuleSlab)
+      if (void *P = slabAllocate(T, Size, Zero, CompactChunks, Frame)) {
         T.InRuntime = 0;
         return P;
       }
@@ -1742,7 +1776,9 @@ void *reallocate(void *P, size_t Size, const void *Frame) {
     // smaller block's worth: a move to a smaller slot does); otherwise a
     // move, which keeps the block as it was if it fails (errno ENOMEM).
     uintptr_t User = reinterpret_cast<uintptr_t>(P);
-    if (Size > SlabMaxSize || slabClassOf(Size) != slabSpanOf(User).Class)
+    if (Size > SlabMaxSize ||
+        slabClassOf(Size, loadRelaxed(&G.CompactChunks)) !=
+            slabSpanOf(User).Class)
       return reallocateByMoving(P, T, Size, Frame);
     int SavedErrno = errno;
     TS.InRuntime = 1;

@@ -75,11 +75,12 @@ enum ChunkKind : uint8_t {
   /// From __libc_malloc(Size + SmallOverhead) for Size < SmallMaxSize: only
   /// the tail, at the block's start (user pointer 16 bytes in).
   KindSmall = 4,
-  /// From a granule slab (exact granules, requests of at most SlabMaxSize
-  /// bytes aligned to at most 16): a slot of 1 to SlabClasses whole 64-byte
-  /// granules in the runtime's slab region, only the tail at its start (user
-  /// pointer 16 bytes in, so 16 mod 64). Kinds from KindSmall up keep their
-  /// size in the tail.
+  /// From a granule slab (requests of at most SlabMaxSize bytes aligned to
+  /// at most 16): a slot in the runtime's slab region, only the tail at its
+  /// start (user pointer 16 bytes in). With exact granules the slot is 1 to
+  /// 4 whole 64-byte granules (the user pointer 16 mod 64); with compact
+  /// chunks (preloaded) the request and the tail rounded up to 16 bytes.
+  /// Kinds from KindSmall up keep their size in the tail.
   KindSlab = 5,
 };
 /// Bytes left unused at the end of a chunk made for exact granules: its
@@ -109,10 +110,12 @@ constexpr uint32_t MaxCtx = (uint32_t(1) << 24) - 1;
 /// Small chunks hold requests of at most this many bytes (16 bits of the
 /// tail).
 constexpr uint64_t SmallMaxSize = 0xFFFF;
-/// Granule slabs have slots of 1 to SlabClasses granules; the largest
-/// request they hold fills the largest slot after the tail.
-constexpr unsigned SlabClasses = 4;
-constexpr uint64_t SlabMaxSize = SlabClasses * 64 - sizeof(ChunkTail);
+/// Granule slabs have slots of 16 to 256 bytes in steps of 16 (class C:
+/// (C + 1) * 16 bytes; exact granules use the classes of whole 64-byte
+/// granules only); the largest request they hold fills the largest slot
+/// after the tail.
+constexpr unsigned SlabClasses = 16;
+constexpr uint64_t SlabMaxSize = SlabClasses * 16 - sizeof(ChunkTail);
 /// Whether chunks of \p Kind keep their size in the tail (no 32-byte
 /// header).
 constexpr bool tailOnly(unsigned Kind) { return Kind >= KindSmall; }
@@ -146,8 +149,10 @@ struct Options {
   /// Also walk every context in full and compare: a difference is reported
   /// (and the full walk's context kept); a summary at exit.
   bool CaptureCheck;
-  /// With exact granules, requests of at most SlabMaxSize bytes come from
-  /// granule slabs (KindSlab) rather than glibc (docs/runtime.md, Design).
+  /// Requests of at most SlabMaxSize bytes come from granule slabs
+  /// (KindSlab) rather than glibc: slots of whole granules with exact
+  /// granules, of 16-byte steps with compact chunks (docs/runtime.md,
+  /// Design).
   bool GranuleSlab;
 };
 

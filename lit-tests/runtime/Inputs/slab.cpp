@@ -26,6 +26,18 @@
 //                  their spans again
 //   slab many N    N blocks of 24 bytes live at once: the peak exactly
 //   slab double    a double free of a slab block is survived
+//   slab forged    a block whose bytes forge a slab chunk's tail (the
+//                  runtime's marker and kind) is freed at its 16th byte,
+//                  not the start of a slot's user bytes: ignored (said
+//                  once), and the block and its neighbours stay distinct
+//   slab compact   compact slabs (preloaded, exact_granules=0): blocks of
+//                  0-300 bytes by every allocation function, 16-aligned,
+//                  no block's bytes or the 16 before it (its tail) within
+//                  another block, malloc_usable_size the request, calloc's
+//                  bytes 0 in a slot freed dirty; realloc within 16 bytes
+//                  in place; the resident memory 200,000 blocks of 16 bytes
+//                  add (a 32-byte slot and the live-table slot, against 48
+//                  bytes of glibc's for the block and its tail) under 48
 #include "memprof/Runtime/memprof_runtime.h"
 #include <algorithm>
 #include <atomic>
@@ -60,6 +72,7 @@ SITE(site_child, malloc(N))
 SITE(site_many, malloc(N))
 SITE(site_phase1, malloc(N))
 SITE(site_phase2, malloc(N))
+SITE(site_rss16, malloc(N))
 extern "C" __attribute__((noinline)) void *site_realloc(void *P, size_t N) {
   return realloc(P, N);
 }
@@ -477,6 +490,123 @@ static int doubleFree() {
   return 0;
 }
 
+static int forged() {
+  // A block of 40 bytes whose first 16 look like a slab chunk's tail
+  // (ChunkTail: size, untracked slot, marker 8 | KindSlab 5, timestamp).
+  unsigned char *P = static_cast<unsigned char *>(malloc(40));
+  uint32_t Fake[4] = {8, ~0u, 8 | 5, 0};
+  memcpy(P, Fake, sizeof(Fake));
+  free(P + 16); // not a block's pointer: ignored
+  void *Q = malloc(8), *R = malloc(8);
+  memset(Q, 1, 8);
+  memset(R, 2, 8);
+  bool Distinct = Q != P + 16 && R != P + 16 && Q != R;
+  printf("forged tail freed: block intact=%d others distinct=%d\n",
+         int(!memcmp(P, Fake, sizeof(Fake))), int(Distinct));
+  free(P);
+  free(Q);
+  free(R);
+  return 0;
+}
+
+static int compact() {
+  struct Block {
+    void *P;
+    size_t N;
+    int How;
+  };
+  std::vector<Block> Blocks;
+  bool Aligned = true, Usable = true, Zero = true, Intact = true;
+  // Dirty slots of every class first, so that calloc gets used memory.
+  std::vector<void *> Dirty;
+  for (int Round = 0; Round < 2; ++Round)
+    for (size_t N = 0; N <= 300; ++N) {
+      void *P = malloc(N);
+      memset(P, 0xA5, N);
+      Dirty.push_back(P);
+    }
+  for (void *P : Dirty)
+    free(P);
+  for (int Round = 0; Round < 4; ++Round)
+    for (size_t N = 0; N <= 300; ++N) {
+      int How = int((N + Round) % 6);
+      void *P = How == 0   ? site_malloc(N)
+                : How == 1 ? site_calloc(N)
+                : How == 2 ? static_cast<void *>(site_new(N))
+                : How == 3 ? site_aligned16(N)
+                : How == 4 ? site_aligned32(N)
+                           : site_memalign64(N);
+      size_t Align = How == 4 ? 32 : How == 5 ? 64 : 16;
+      Aligned &= uintptr_t(P) % Align == 0;
+      Usable &= malloc_usable_size(P) == N;
+      if (How == 1)
+        for (size_t I = 0; I < N; ++I)
+          Zero &= static_cast<unsigned char *>(P)[I] == 0;
+      fill(P, N, unsigned(N));
+      Blocks.push_back({P, N, How});
+    }
+  // realloc: 20 to 30 bytes stays in its slot (both take 48 with the
+  // tail), 30 to 40 moves (64), the data kept.
+  void *R = malloc(20);
+  fill(R, 20, 3);
+  void *R2 = site_realloc(R, 30);
+  bool InPlace = R2 == R;
+  Intact &= filled(R2, 20, 3);
+  fill(R2, 30, 4);
+  void *R3 = site_realloc(R2, 40);
+  Intact &= filled(R3, 30, 4) && malloc_usable_size(R3) == 40;
+  fill(R3, 40, 40);
+  Blocks.push_back({R3, 40, 0});
+  // Each block with the 16 bytes before it (the runtime's tail): no two
+  // overlap, and every block keeps its bytes.
+  std::vector<std::pair<uintptr_t, uintptr_t>> Ranges;
+  for (const Block &B : Blocks) {
+    Ranges.emplace_back(uintptr_t(B.P) - 16, uintptr_t(B.P) + (B.N ? B.N : 1));
+    Intact &= filled(B.P, B.N, unsigned(B.N));
+  }
+  std::sort(Ranges.begin(), Ranges.end());
+  bool Disjoint = true;
+  for (size_t I = 1; I < Ranges.size(); ++I)
+    Disjoint &= Ranges[I].first >= Ranges[I - 1].second;
+  printf("compact: aligned=%d usable=%d calloc zero=%d intact=%d "
+         "blocks and tails disjoint=%d realloc in place within 16 bytes=%d\n",
+         int(Aligned), int(Usable), int(Zero), int(Intact), int(Disjoint),
+         int(InPlace));
+  unsigned long long Count[6] = {}, Bytes[6] = {};
+  for (size_t I = 0; I + 1 < Blocks.size(); ++I) {
+    const Block &B = Blocks[I];
+    ++Count[B.How];
+    Bytes[B.How] += B.N;
+    if (B.How == 2)
+      delete[] static_cast<char *>(B.P);
+    else
+      free(B.P);
+  }
+  free(R3);
+  const char *Names[6] = {"site_malloc",    "site_calloc",    "site_new",
+                          "site_aligned16", "site_aligned32", "site_memalign64"};
+  for (int I = 0; I < 6; ++I)
+    printf("site %s %llu %llu\n", Names[I], Count[I], Bytes[I]);
+  printf("site site_realloc 2 70\n");
+
+  // Resident memory: 200,000 blocks of 16 bytes.
+  const int K = 200000;
+  std::vector<void *> Held(K);
+  long Before = residentBytes();
+  for (int I = 0; I < K; ++I) {
+    Held[I] = site_rss16(16);
+    memset(Held[I], 1, 16);
+  }
+  long After = residentBytes();
+  long PerBlock = (After - Before) / K;
+  printf("resident per 16-byte block: %s (%ld)\n",
+         PerBlock < 48 ? "under 48" : "48 or more", PerBlock);
+  for (void *P : Held)
+    free(P);
+  printf("site site_rss16 %d %d\n", K, K * 16);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const char *Mode = argc > 1 ? argv[1] : "";
   if (!strcmp(Mode, "layout"))
@@ -495,5 +625,9 @@ int main(int argc, char **argv) {
     return many(argc > 2 ? atoi(argv[2]) : 100000);
   if (!strcmp(Mode, "double"))
     return doubleFree();
+  if (!strcmp(Mode, "forged"))
+    return forged();
+  if (!strcmp(Mode, "compact"))
+    return compact();
   return 2;
 }
