@@ -515,14 +515,22 @@ uint32_t NextShard;
 /// 192, 256) bytes, against n + 40 rounded up to 16 (and glibc's 8-byte
 /// size field) from glibc. With compact chunks (preloaded) the slots are
 /// the request and the tail rounded up to 16 bytes, in spans of their own
-/// classes (16-byte steps; exact granules use every fourth). A freed slot goes back to its span (a list per
-/// span, under the lock of the span's shard, which fork's handlers take);
-/// a span whose last slot is freed is kept as its class's spare, or given
-/// back to the system (MADV_DONTNEED) and to the region's list of empty
-/// spans, from which any shard and class takes spans again.
+/// classes (16-byte steps; exact granules use every fourth). A freed slot
+/// goes back to its span (a list per span, under the lock of the span's
+/// shard, which fork's handlers take); a span whose last slot is freed is
+/// kept as its class's spare, or given back to the system (MADV_DONTNEED)
+/// and to the region's list of empty spans, from which any shard and class
+/// takes spans again. Past its first SlabHugeFromBytes the region asks for
+/// transparent huge pages (MADV_HUGEPAGE): a program that holds many small
+/// blocks then takes one page fault per 2 MiB instead of 512 (where the
+/// system allows them; a span given back splits its huge page).
 constexpr uint64_t SlabSpanBytes = 64 * 1024;
-/// Spans are made readable and writable this many bytes at a time.
-constexpr uint64_t SlabCommitBytes = 1 << 20;
+/// The region's start is aligned to a huge page, and spans are made
+/// readable and writable a huge page at a time: the kernel backs a range by
+/// a huge page only when all of it is accessible.
+constexpr uint64_t SlabHugePageBytes = 2 << 20;
+constexpr uint64_t SlabCommitBytes = SlabHugePageBytes;
+constexpr uint64_t SlabHugeFromBytes = 4 * SlabHugePageBytes;
 constexpr uint64_t SlabReserveBytes = uint64_t(64) << 30;
 
 /// A span's shard, size class and freed slots: not in the span itself,
@@ -584,7 +592,7 @@ MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
   if (loadRelaxed(&SlabRegion.Failed))
     return 0;
   int SavedErrno = errno;
-  uint64_t Bytes = SlabReserveBytes + SlabSpanBytes;
+  uint64_t Bytes = SlabReserveBytes + SlabHugePageBytes;
   uint64_t InfoBytes = alignUp(SlabSpans * sizeof(SlabSpanInfo), pageSize());
   void *P = mmap(nullptr, Bytes, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -602,7 +610,7 @@ MEMPROF_NOINLINE uintptr_t reserveSlabRegion() {
   // (Callers hold a shard's lock: only one reserves at a time per shard,
   // but two shards may race; the loser unmaps its own.)
   uintptr_t Start = reinterpret_cast<uintptr_t>(P);
-  uintptr_t Aligned = alignUp(Start, SlabSpanBytes);
+  uintptr_t Aligned = alignUp(Start, SlabHugePageBytes);
   SlabSpanInfo *Expected = nullptr;
   if (!__atomic_compare_exchange_n(&SlabRegion.Spans, &Expected,
                                    static_cast<SlabSpanInfo *>(Info), false,
@@ -677,8 +685,18 @@ MEMPROF_NOINLINE bool slabNewSpan(SlabClass &L, unsigned Index, unsigned C) {
     if (Rc != 0)
       return false; // this span is lost; the next one tries again
     if (__atomic_compare_exchange_n(&SlabRegion.Committed, &Done, To, false,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+      // Whoever commits past SlabHugeFromBytes first advises the rest of
+      // the region once (advice only: without transparent huge pages it
+      // changes nothing).
+      if (Done <= SlabHugeFromBytes && To > SlabHugeFromBytes) {
+        SavedErrno = errno;
+        madvise(reinterpret_cast<void *>(Base + SlabHugeFromBytes),
+                SlabReserveBytes - SlabHugeFromBytes, MADV_HUGEPAGE);
+        errno = SavedErrno;
+      }
       break;
+    }
   }
   slabStartSpan(L, Index, C, uint32_t(Off / SlabSpanBytes) + 1);
   return true;

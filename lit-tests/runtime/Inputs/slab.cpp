@@ -6,7 +6,7 @@
 //                  aligned, no 64-byte granule holds bytes of two live
 //                  blocks, malloc_usable_size is the request, calloc's
 //                  bytes are 0 in a slot freed dirty, and the resident
-//                  memory 200,000 blocks of 24 bytes add (RSS, from
+//                  memory 400,000 blocks of 24 bytes add (RSS, from
 //                  /proc/self/statm) is under 80 bytes a block
 //   slab realloc   within a slot's size class in place, to another class
 //                  or beyond the slabs by a move, the data intact
@@ -30,6 +30,9 @@
 //                  runtime's marker and kind) is freed at its 16th byte,
 //                  not the start of a slot's user bytes: ignored (said
 //                  once), and the block and its neighbours stay distinct
+//   slab huge N    N blocks of 24 bytes held: whether the kernel's VmFlags
+//                  (/proc/self/smaps) of the mapping of the first and of
+//                  the last block have "hg" (MADV_HUGEPAGE)
 //   slab compact   compact slabs (preloaded, exact_granules=0): blocks of
 //                  0-300 bytes by every allocation function, 16-aligned,
 //                  no block's bytes or the 16 before it (its tail) within
@@ -182,10 +185,12 @@ static int layout() {
   for (int I = 0; I < 6; ++I)
     printf("site %s %llu %llu\n", Names[I], Count[I], Bytes[I]);
 
-  // Resident memory: 200,000 blocks of 24 bytes. glibc alone takes 32 bytes
+  // Resident memory: 400,000 blocks of 24 bytes. glibc alone takes 32 bytes
   // a block; granule-exclusive chunks from glibc took 64 (24 + 40, rounded)
-  // plus an 8-byte live-table slot; a slab slot is one granule.
-  const int K = 200000;
+  // plus an 8-byte live-table slot; a slab slot is one granule. (Past its
+  // first 8 MiB the slab region has huge pages: the last one, partly used,
+  // adds up to 2 MiB, 5 bytes a block here.)
+  const int K = 400000;
   std::vector<void *> Held(K);
   long Before = residentBytes();
   for (int I = 0; I < K; ++I) {
@@ -490,6 +495,42 @@ static int doubleFree() {
   return 0;
 }
 
+/// Whether the VmFlags of the mapping that holds \p P have "hg".
+static bool hugeAdvised(const void *P) {
+  FILE *F = fopen("/proc/self/smaps", "r");
+  if (!F)
+    return false;
+  char Line[512];
+  bool In = false, Hg = false;
+  while (fgets(Line, sizeof(Line), F)) {
+    unsigned long Lo, Hi;
+    char Dash;
+    if (sscanf(Line, "%lx%c%lx ", &Lo, &Dash, &Hi) == 3 && Dash == '-') {
+      In = uintptr_t(P) >= Lo && uintptr_t(P) < Hi;
+      continue;
+    }
+    if (In && !strncmp(Line, "VmFlags:", 8))
+      Hg = strstr(Line, " hg") != nullptr;
+  }
+  fclose(F);
+  return Hg;
+}
+
+static int huge(int N) {
+  std::vector<void *> Held(N);
+  for (int I = 0; I < N; ++I) {
+    Held[I] = site_many(24);
+    memset(Held[I], 1, 24);
+  }
+  printf("huge pages asked for: first block %s, last block %s\n",
+         hugeAdvised(Held[0]) ? "yes" : "no",
+         hugeAdvised(Held[N - 1]) ? "yes" : "no");
+  for (void *P : Held)
+    free(P);
+  printf("site site_many %d %d\n", N, N * 24);
+  return 0;
+}
+
 static int forged() {
   // A block of 40 bytes whose first 16 look like a slab chunk's tail
   // (ChunkTail: size, untracked slot, marker 8 | KindSlab 5, timestamp).
@@ -625,6 +666,8 @@ int main(int argc, char **argv) {
     return many(argc > 2 ? atoi(argv[2]) : 100000);
   if (!strcmp(Mode, "double"))
     return doubleFree();
+  if (!strcmp(Mode, "huge"))
+    return huge(argc > 2 ? atoi(argv[2]) : 1000);
   if (!strcmp(Mode, "forged"))
     return forged();
   if (!strcmp(Mode, "compact"))
