@@ -107,12 +107,41 @@ static bool filled(const void *P, size_t N, unsigned Seed) {
   return true;
 }
 
+/// A block made by one of the allocation functions (How: 0 malloc, 1 calloc,
+/// 2 new[], 3 aligned_alloc(16), 4 aligned_alloc(32), 5 memalign(64)).
+struct Block {
+  void *P;
+  size_t N;
+  int How;
+};
+
+/// Four rounds of blocks of 0 to 300 bytes, each allocation function in
+/// turn, each filled: clears \p Aligned, \p Usable and \p Zero when a
+/// block is misaligned, malloc_usable_size is not its size, or calloc's
+/// bytes are not zero.
+static void allocateEveryWay(std::vector<Block> &Blocks, bool &Aligned,
+                             bool &Usable, bool &Zero) {
+  for (int Round = 0; Round < 4; ++Round)
+    for (size_t N = 0; N <= 300; ++N) {
+      int How = int((N + Round) % 6);
+      void *P = How == 0   ? site_malloc(N)
+                : How == 1 ? site_calloc(N)
+                : How == 2 ? static_cast<void *>(site_new(N))
+                : How == 3 ? site_aligned16(N)
+                : How == 4 ? site_aligned32(N)
+                           : site_memalign64(N);
+      size_t Align = How == 4 ? 32 : How == 5 ? 64 : 16;
+      Aligned &= uintptr_t(P) % Align == 0;
+      Usable &= malloc_usable_size(P) == N;
+      if (How == 1)
+        for (size_t I = 0; I < N; ++I)
+          Zero &= static_cast<unsigned char *>(P)[I] == 0;
+      fill(P, N, unsigned(N));
+      Blocks.push_back({P, N, How});
+    }
+}
+
 static int layout() {
-  struct Block {
-    void *P;
-    size_t N;
-    int How;
-  };
   std::vector<Block> Blocks;
   bool Aligned = true, Usable = true, Zero = true;
   // Dirty slots of every class first, so that calloc gets used memory.
@@ -140,24 +169,7 @@ static int layout() {
     memset(P, 0xA5, malloc_usable_size(P));
     free(P);
   }
-  for (int Round = 0; Round < 4; ++Round)
-    for (size_t N = 0; N <= 300; ++N) {
-      int How = int((N + Round) % 6);
-      void *P = How == 0   ? site_malloc(N)
-                : How == 1 ? site_calloc(N)
-                : How == 2 ? static_cast<void *>(site_new(N))
-                : How == 3 ? site_aligned16(N)
-                : How == 4 ? site_aligned32(N)
-                           : site_memalign64(N);
-      size_t Align = How == 4 ? 32 : How == 5 ? 64 : 16;
-      Aligned &= uintptr_t(P) % Align == 0;
-      Usable &= malloc_usable_size(P) == N;
-      if (How == 1)
-        for (size_t I = 0; I < N; ++I)
-          Zero &= static_cast<unsigned char *>(P)[I] == 0;
-      fill(P, N, unsigned(N));
-      Blocks.push_back({P, N, How});
-    }
+  allocateEveryWay(Blocks, Aligned, Usable, Zero);
   std::vector<std::pair<uintptr_t, uintptr_t>> Ranges;
   bool Intact = true;
   for (const Block &B : Blocks) {
@@ -551,11 +563,6 @@ static int forged() {
 }
 
 static int compact() {
-  struct Block {
-    void *P;
-    size_t N;
-    int How;
-  };
   std::vector<Block> Blocks;
   bool Aligned = true, Usable = true, Zero = true, Intact = true;
   // Dirty slots of every class first, so that calloc gets used memory.
@@ -568,24 +575,7 @@ static int compact() {
     }
   for (void *P : Dirty)
     free(P);
-  for (int Round = 0; Round < 4; ++Round)
-    for (size_t N = 0; N <= 300; ++N) {
-      int How = int((N + Round) % 6);
-      void *P = How == 0   ? site_malloc(N)
-                : How == 1 ? site_calloc(N)
-                : How == 2 ? static_cast<void *>(site_new(N))
-                : How == 3 ? site_aligned16(N)
-                : How == 4 ? site_aligned32(N)
-                           : site_memalign64(N);
-      size_t Align = How == 4 ? 32 : How == 5 ? 64 : 16;
-      Aligned &= uintptr_t(P) % Align == 0;
-      Usable &= malloc_usable_size(P) == N;
-      if (How == 1)
-        for (size_t I = 0; I < N; ++I)
-          Zero &= static_cast<unsigned char *>(P)[I] == 0;
-      fill(P, N, unsigned(N));
-      Blocks.push_back({P, N, How});
-    }
+  allocateEveryWay(Blocks, Aligned, Usable, Zero);
   // realloc: 20 to 30 bytes stays in its slot (both take 48 with the
   // tail), 30 to 40 moves (64), the data kept.
   void *R = malloc(20);
