@@ -42,51 +42,21 @@ uint64_t U64IndexMap::makeSeed() {
   return S;
 }
 
-CallStackIdCache::Slot *CallStackIdCache::emptySlotFor(uint64_t K) {
-  const size_t Mask = Slots.size() - 1;
-  for (size_t P = 0, S = K & Mask; P < MaxProbes; ++P, S = (S + 1) & Mask)
-    if (!Slots[S].Ids)
-      return &Slots[S];
-  return nullptr;
-}
-
 CallStackId CallStackIdCache::get(ArrayRef<FrameId> Ids) {
-  // An empty sequence is hashed each time (its slot would look empty).
-  if (Ids.empty())
-    return hashCallStack(Ids);
   uint64_t K = Key ? Key(Ids)
                    : xxh3_64bits(ArrayRef<uint8_t>(
                          reinterpret_cast<const uint8_t *>(Ids.data()),
                          Ids.size() * sizeof(FrameId)));
-  if (!Slots.empty()) {
-    const size_t Mask = Slots.size() - 1;
-    for (size_t P = 0, S = K & Mask; P < MaxProbes; ++P, S = (S + 1) & Mask) {
-      const Slot &E = Slots[S];
-      if (!E.Ids)
-        break;
-      if (E.Key == K && ArrayRef<FrameId>(E.Ids, E.Size) == Ids)
-        return E.Id;
-    }
-  }
-  if (2 * (Used + 1) > Slots.size()) {
-    // Twice the slots; an entry that finds no slot within MaxProbes is
-    // dropped (lookups could not reach it anyway).
-    std::vector<Slot> Old(std::max<size_t>(64, 2 * Slots.size()));
-    Old.swap(Slots);
-    Used = 0;
-    for (const Slot &E : Old)
-      if (E.Ids)
-        if (Slot *To = emptySlotFor(E.Key)) {
-          *To = E;
-          ++Used;
-        }
-  }
+  uint32_t I =
+      Index.find(K, [&](uint32_t I) { return Entries[I].Ids == Ids; });
+  if (I != BoundedHashIndex::None)
+    return Entries[I].Id;
   CallStackId Id = hashCallStack(Ids);
-  if (Slot *To = emptySlotFor(K)) {
-    FrameId *Copy = Arena.Allocate<FrameId>(Ids.size());
+  if (Index.insert(K, uint32_t(Entries.size()),
+                   [&](uint32_t I) { return Entries[I].Key; })) {
+    FrameId *Copy = Ids.empty() ? nullptr : Arena.Allocate<FrameId>(Ids.size());
     std::copy(Ids.begin(), Ids.end(), Copy);
-    *To = {K, Id, Copy, Ids.size()};
-    ++Used;
+    Entries.push_back({K, Id, ArrayRef<FrameId>(Copy, Ids.size())});
   }
   return Id;
 }

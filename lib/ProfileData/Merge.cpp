@@ -235,56 +235,25 @@ const PCSymbols *ProfileMerger::symbolizePC(bool &Outside,
   return &CI->second;
 }
 
-/// The most slots a lookup of a known context visits: keys a hostile file
-/// makes collide cost a bounded search, and beyond it the full path.
-constexpr size_t MaxKnownProbes = 32;
-
 const ProfileMerger::KnownContext *
 ProfileMerger::findKnown(uint64_t Hash, ArrayRef<PCKey> Keys) const {
-  if (KnownSlots.empty())
-    return nullptr;
-  const size_t Mask = KnownSlots.size() - 1;
-  size_t S = Hash & Mask;
-  for (size_t Probe = 0; Probe < MaxKnownProbes; ++Probe, S = (S + 1) & Mask) {
-    const auto &[H, I] = KnownSlots[S];
-    if (I == ~0u)
-      return nullptr;
-    if (H != Hash)
-      continue;
+  uint32_t I = KnownIndex.find(Hash, [&](uint32_t I) {
     const KnownContext &K = KnownContexts[I];
     // PCKey is two words without padding: compared as bytes.
-    if (K.Keys.size() == Keys.size() &&
-        std::memcmp(K.Keys.data(), Keys.data(), Keys.size() * sizeof(PCKey)) ==
-            0)
-      return &K;
-  }
-  return nullptr;
+    return K.Keys.size() == Keys.size() &&
+           std::memcmp(K.Keys.data(), Keys.data(),
+                       Keys.size() * sizeof(PCKey)) == 0;
+  });
+  return I == BoundedHashIndex::None ? nullptr : &KnownContexts[I];
 }
 
 void ProfileMerger::addKnown(uint64_t Hash, ArrayRef<PCKey> Keys,
                              CallStackId Id, uint64_t RuntimeFrames) {
   if (findKnown(Hash, Keys))
     return;
-  // A slot within MaxKnownProbes of the hash's own, or none: then the
-  // context is not kept (lookups would not reach it).
-  auto Place = [&](uint64_t H, uint32_t I) {
-    const size_t Mask = KnownSlots.size() - 1;
-    size_t S = H & Mask;
-    for (size_t Probe = 0; Probe < MaxKnownProbes; ++Probe, S = (S + 1) & Mask)
-      if (KnownSlots[S].second == ~0u) {
-        KnownSlots[S] = {H, I};
-        return true;
-      }
-    return false;
-  };
-  if (2 * (KnownContexts.size() + 1) > KnownSlots.size()) {
-    // (Entries that found no slot before are left out again: the table
-    // holds the contexts in KnownContexts that lookups can reach.)
-    KnownSlots.assign(std::max<size_t>(64, 2 * KnownSlots.size()), {0, ~0u});
-    for (size_t I = 0; I < KnownContexts.size(); ++I)
-      Place(KnownContexts[I].Hash, uint32_t(I));
-  }
-  if (!Place(Hash, uint32_t(KnownContexts.size())))
+  // Not kept when it finds no slot (lookups would not reach it).
+  if (!KnownIndex.insert(Hash, uint32_t(KnownContexts.size()),
+                         [&](uint32_t I) { return KnownContexts[I].Hash; }))
     return;
   KnownContexts.push_back({keep(Keys), Hash, Id,
                            size_t(Contexts.find(Id) - Contexts.begin()),
@@ -293,7 +262,7 @@ void ProfileMerger::addKnown(uint64_t Hash, ArrayRef<PCKey> Keys,
 
 void ProfileMerger::clearKnown() {
   KnownContexts.clear();
-  KnownSlots.clear();
+  KnownIndex.clear();
 }
 
 Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {

@@ -9,6 +9,7 @@
 #ifndef MEMPROF_PROFILEDATA_MEMPROFDATA_H
 #define MEMPROF_PROFILEDATA_MEMPROFDATA_H
 
+#include "memprof/ProfileData/BoundedHashIndex.h"
 #include "memprof/ProfileData/MemInfoBlock.h"
 #include "memprof/ProfileData/U64IndexMap.h"
 #include "llvm/ADT/ArrayRef.h"
@@ -71,12 +72,10 @@ CallStackId hashCallStack(llvm::ArrayRef<FrameId> Ids);
 
 /// hashCallStack, memoized: a stack id is hashed once however often its
 /// frame-id sequence recurs (BLAKE3 costs about 1,500 instructions per
-/// stack). Keyed by a cheap hash of the sequence, verified by comparing the
-/// sequence itself. An open-addressing table (at most half full) whose
-/// sequences live in an arena: no allocation per entry. A lookup visits at
-/// most MaxProbes slots: sequences whose cheap hashes a hostile file makes
-/// collide cost a bounded search and then a BLAKE3, never a search through
-/// every entry.
+/// stack). Keyed by a cheap hash of the sequence (a BoundedHashIndex:
+/// sequences whose cheap hashes a hostile file makes collide cost a bounded
+/// search and then a BLAKE3), verified by comparing the sequence itself,
+/// which lives in an arena: no allocation per entry.
 class CallStackIdCache {
 public:
   using KeyFn = uint64_t (*)(llvm::ArrayRef<FrameId>);
@@ -85,20 +84,15 @@ public:
   explicit CallStackIdCache(KeyFn Key = nullptr) : Key(Key) {}
   CallStackId get(llvm::ArrayRef<FrameId> Ids);
 
-  static constexpr size_t MaxProbes = 32;
-
 private:
-  struct Slot {
-    uint64_t Key = 0;
-    CallStackId Id = 0;
-    const FrameId *Ids = nullptr; // in Arena; null: an empty slot
-    size_t Size = 0;
+  struct Entry {
+    uint64_t Key;
+    CallStackId Id;
+    llvm::ArrayRef<FrameId> Ids; // in Arena
   };
-  /// The empty slot \p K would take within MaxProbes, or null.
-  Slot *emptySlotFor(uint64_t K);
   KeyFn Key;
-  std::vector<Slot> Slots;
-  size_t Used = 0;
+  std::vector<Entry> Entries;
+  BoundedHashIndex Index; // of Entries, by Key
   llvm::BumpPtrAllocator Arena;
 };
 

@@ -10,6 +10,7 @@
 #define MEMPROF_PROFILEDATA_MERGE_H
 
 #include "memprof/ProfileData/AllocTypes.h"
+#include "memprof/ProfileData/BoundedHashIndex.h"
 #include "memprof/ProfileData/HeapData.h"
 #include "memprof/ProfileData/InstrProfData.h"
 #include "memprof/ProfileData/MemProfData.h"
@@ -324,9 +325,10 @@ private:
     uint64_t RuntimeFrames; ///< runtime frames the context dropped
   };
   std::vector<KnownContext> KnownContexts;
-  /// Open addressing by the keys' hash (a power of two of slots, at most
-  /// half full): the hash and the index in KnownContexts; ~0u: empty.
-  std::vector<std::pair<uint64_t, uint32_t>> KnownSlots;
+  /// KnownContexts by the keys' hash: a lookup or insert visits at most
+  /// BoundedHashIndex::MaxProbes slots, so keys that a hostile file makes
+  /// collide under the cheap hash cost a bounded search, then the full path.
+  BoundedHashIndex KnownIndex;
   const KnownContext *findKnown(uint64_t Hash,
                                 llvm::ArrayRef<PCKey> Keys) const;
   void addKnown(uint64_t Hash, llvm::ArrayRef<PCKey> Keys, CallStackId Id,
