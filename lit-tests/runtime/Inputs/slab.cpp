@@ -141,6 +141,30 @@ static void allocateEveryWay(std::vector<Block> &Blocks, bool &Aligned,
     }
 }
 
+/// The resident memory \p K blocks of \p N bytes from \p Site add, per
+/// block, each block written; they are freed after.
+static long residentPerBlock(void *(*Site)(size_t), size_t N, int K) {
+  std::vector<void *> Held(K);
+  long Before = residentBytes();
+  for (int I = 0; I < K; ++I) {
+    Held[I] = Site(N);
+    memset(Held[I], 1, N);
+  }
+  long After = residentBytes();
+  for (void *P : Held)
+    free(P);
+  return (After - Before) / K;
+}
+
+/// One line a site of allocateEveryWay: its blocks and bytes, by How.
+static void printSites(const unsigned long long Count[6],
+                       const unsigned long long Bytes[6]) {
+  const char *Names[6] = {"site_malloc",    "site_calloc",    "site_new",
+                          "site_aligned16", "site_aligned32", "site_memalign64"};
+  for (int I = 0; I < 6; ++I)
+    printf("site %s %llu %llu\n", Names[I], Count[I], Bytes[I]);
+}
+
 static int layout() {
   std::vector<Block> Blocks;
   bool Aligned = true, Usable = true, Zero = true;
@@ -192,10 +216,7 @@ static int layout() {
     else
       free(B.P);
   }
-  const char *Names[6] = {"site_malloc",    "site_calloc",    "site_new",
-                          "site_aligned16", "site_aligned32", "site_memalign64"};
-  for (int I = 0; I < 6; ++I)
-    printf("site %s %llu %llu\n", Names[I], Count[I], Bytes[I]);
+  printSites(Count, Bytes);
 
   // Resident memory: 400,000 blocks of 24 bytes. glibc alone takes 32 bytes
   // a block; granule-exclusive chunks from glibc took 64 (24 + 40, rounded)
@@ -203,18 +224,9 @@ static int layout() {
   // first 8 MiB the slab region has huge pages: the last one, partly used,
   // adds up to 2 MiB, 5 bytes a block here.)
   const int K = 400000;
-  std::vector<void *> Held(K);
-  long Before = residentBytes();
-  for (int I = 0; I < K; ++I) {
-    Held[I] = site_rss(24);
-    memset(Held[I], 1, 24);
-  }
-  long After = residentBytes();
-  long PerBlock = (After - Before) / K;
+  long PerBlock = residentPerBlock(site_rss, 24, K);
   printf("resident per 24-byte block: %s (%ld)\n",
          PerBlock < 80 ? "under 80" : "80 or more", PerBlock);
-  for (void *P : Held)
-    free(P);
   printf("site site_rss %d %d\n", K, K * 24);
   return 0;
 }
@@ -614,26 +626,14 @@ static int compact() {
       free(B.P);
   }
   free(R3);
-  const char *Names[6] = {"site_malloc",    "site_calloc",    "site_new",
-                          "site_aligned16", "site_aligned32", "site_memalign64"};
-  for (int I = 0; I < 6; ++I)
-    printf("site %s %llu %llu\n", Names[I], Count[I], Bytes[I]);
+  printSites(Count, Bytes);
   printf("site site_realloc 2 70\n");
 
   // Resident memory: 200,000 blocks of 16 bytes.
   const int K = 200000;
-  std::vector<void *> Held(K);
-  long Before = residentBytes();
-  for (int I = 0; I < K; ++I) {
-    Held[I] = site_rss16(16);
-    memset(Held[I], 1, 16);
-  }
-  long After = residentBytes();
-  long PerBlock = (After - Before) / K;
+  long PerBlock = residentPerBlock(site_rss16, 16, K);
   printf("resident per 16-byte block: %s (%ld)\n",
          PerBlock < 48 ? "under 48" : "48 or more", PerBlock);
-  for (void *P : Held)
-    free(P);
   printf("site site_rss16 %d %d\n", K, K * 16);
   return 0;
 }
