@@ -98,6 +98,12 @@ void tuneAllocator() {
 #endif
 }
 
+void shareHeapWithThreads() {
+#ifdef __GLIBC__
+  mallopt(M_ARENA_MAX, 1);
+#endif
+}
+
 void installOutOfMemoryHandler(StringRef Hint) {
   int N = std::snprintf(OutOfMemoryMsg, sizeof(OutOfMemoryMsg),
                         "%s: error: out of memory (an allocation failed); "

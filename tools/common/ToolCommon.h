@@ -60,6 +60,14 @@ void setReadsCounters();
 /// heap's top trimmed) cost a page fault for every page of every growth
 /// step. Call first thing in main.
 void tuneAllocator();
+/// Makes threads started from now on allocate from the main thread's heap
+/// (glibc's M_ARENA_MAX 1) instead of an arena of their own, which faults in
+/// fresh small pages for everything they build while the main heap is warm
+/// and advised for huge pages. Worth it only where threads allocate a few
+/// large blocks (raw profiles: a handful of vectors each): threads making
+/// many small allocations would wait on the heap's lock. Call before the
+/// threads start.
+void shareHeapWithThreads();
 /// Makes a failed allocation (operator new, or LLVM's own allocators) print
 /// "<tool>: error: out of memory (an allocation failed); <Hint>" and exit
 /// with status 1, removing any temporary output file, instead of aborting.

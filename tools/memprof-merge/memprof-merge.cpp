@@ -384,12 +384,13 @@ int main(int argc, char **argv) {
   tool::setFatalHook([&] { WriteReport(false); });
 
   // The symbolizer is needed if any input is raw: look at the magic only.
-  bool AnyRaw = false;
+  bool AnyRaw = false, AllRaw = true;
   for (const std::string &Path : Inputs) {
     char Magic[8];
     std::ifstream F(Path, std::ios::binary);
-    if (F.read(Magic, 8) && isRawProfile(StringRef(Magic, 8)))
-      AnyRaw = true;
+    bool Raw = F.read(Magic, 8) && isRawProfile(StringRef(Magic, 8));
+    AnyRaw |= Raw;
+    AllRaw &= Raw;
   }
   std::unique_ptr<ElfBinaryLocator> Locator;
   if (AnyRaw) {
@@ -409,8 +410,15 @@ int main(int argc, char **argv) {
   const unsigned NumThreads =
       hardware_concurrency(Threads).compute_thread_count();
   std::optional<DefaultThreadPool> Pool;
-  if (Inputs.size() > 1 && NumThreads > 1)
+  if (Inputs.size() > 1 && NumThreads > 1) {
+    // A raw input is parsed into a few large vectors: the readers share
+    // the main heap, warm and in huge pages, rather than each faulting in
+    // an arena of its own (3% of a 50-input merge's CPU). Indexed inputs
+    // make many small allocations, which would wait on the one lock.
+    if (AllRaw)
+      tool::shareHeapWithThreads();
     Pool.emplace(hardware_concurrency(NumThreads - 1));
+  }
   const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
   unsigned Bad = 0, Used = 0, MemProfInputs = 0, RawMemProfInputs = 0;
   bool CounterHintGiven = false;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 namespace {
 
@@ -72,6 +73,55 @@ TEST(ToolCommon, HeapAdvisedForHugePagesUnlessTurnedOff) {
   setenv("MEMPROF_HUGE_PAGES", "0", 1);
   EXPECT_EXIT(childChecksAdvice(), testing::ExitedWithCode(1), "");
   unsetenv("MEMPROF_HUGE_PAGES");
+}
+
+/// Whether \p P lies in the main thread's heap, the "[heap]" mapping that
+/// sbrk grows (/proc/self/maps).
+bool inMainHeap(const void *P) {
+  FILE *F = std::fopen("/proc/self/maps", "r");
+  if (!F)
+    return false;
+  const uintptr_t A = reinterpret_cast<uintptr_t>(P);
+  char Line[512];
+  bool In = false;
+  while (std::fgets(Line, sizeof(Line), F)) {
+    unsigned long Lo, Hi;
+    if (std::strstr(Line, "[heap]") &&
+        std::sscanf(Line, "%lx-%lx ", &Lo, &Hi) == 2)
+      In |= Lo <= A && A < Hi;
+  }
+  std::fclose(F);
+  return In;
+}
+
+/// In a child process: a block of 64 KiB (below the mmap threshold) that a
+/// new thread allocates, after shareHeapWithThreads if \p Share. Exits 0 if
+/// it lies in the main heap, 1 if not.
+void childChecksThreadHeap(bool Share) {
+  if (Share)
+    memprof::tool::shareHeapWithThreads();
+  void *P = nullptr;
+  std::thread T([&] {
+    P = std::malloc(64 << 10);
+    std::memset(P, 1, 64 << 10);
+  });
+  T.join();
+  std::_Exit(inMainHeap(P) ? 0 : 1);
+}
+
+// memprof-merge's readers of raw inputs allocate from the main heap
+// (warm, advised for huge pages) instead of an arena of their own; without
+// the call, a thread's first block lies in an arena of its own.
+TEST(ToolCommon, ThreadsShareTheMainHeapWhenAsked) {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer) ||     \
+    __has_feature(thread_sanitizer)
+  GTEST_SKIP() << "the sanitizer's allocator, not glibc's arenas";
+#endif
+#endif
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(childChecksThreadHeap(true), testing::ExitedWithCode(0), "");
+  EXPECT_EXIT(childChecksThreadHeap(false), testing::ExitedWithCode(1), "");
 }
 
 } // namespace
