@@ -2,6 +2,7 @@
 #include "memprof/ProfileData/Merge.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/Vdso.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -856,6 +857,11 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
   DenseMap<CallStackId, std::pair<ArrayRef<Frame>, ArrayRef<FrameId>>>
       ChainFrames;
   CallStackIdCache ChainIdCache; // chains recur across many contexts
+  // Chains whose call sites are listed already, as a context's leaf chain
+  // (whose first frame, the allocation call, is no call site) or as
+  // another: listing one again would change nothing. Chain ids are BLAKE3
+  // hashes the merger computed, as ChainFrames' keys.
+  DenseSet<CallStackId> ListedLeaf, ListedInner;
   for (const auto &[CSId, C] : Ctx) {
     ArrayRef<Frame> Fs = C->Frames;
     ArrayRef<FrameId> FIds = C->Ids;
@@ -867,8 +873,9 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
       ArrayRef<FrameId> ChainIds = FIds.slice(ChainStart, I + 1 - ChainStart);
       CallStackId ChainId = ChainIdCache.get(ChainIds);
       ChainFrames.try_emplace(ChainId, Chain, ChainIds);
-      for (size_t J = 0; J < Chain.size(); ++J)
-        if (ChainStart != 0 || J != 0)
+      const bool Leaf = ChainStart == 0;
+      if ((Leaf ? ListedLeaf : ListedInner).insert(ChainId).second)
+        for (size_t J = Leaf ? 1 : 0; J < Chain.size(); ++J)
           PerFunctionCallSites[Chain[J].Function].insert(ChainId);
       ChainStart = I + 1;
     }
@@ -921,9 +928,12 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
     });
     IndexedMemProf Sorted;
     for (auto &[Guid, R] : Recs) {
-      llvm::stable_sort(R.AllocSites, [](const auto &A, const auto &B) {
-        return A.CSId < B.CSId;
-      });
+      // Sorted already (contexts were walked by id), unless a record met
+      // the same context twice: checked, not sorted again (a site holds a
+      // whole MemInfoBlock to move).
+      auto ById = [](const auto &A, const auto &B) { return A.CSId < B.CSId; };
+      if (!llvm::is_sorted(R.AllocSites, ById))
+        llvm::stable_sort(R.AllocSites, ById);
       llvm::stable_sort(R.CallSites, [](const auto &A, const auto &B) {
         return A.CSId < B.CSId;
       });
