@@ -36,12 +36,6 @@ struct DumpHeader {
   uint64_t Version, TotalSize, SegmentOffset, MIBOffset, StackOffset;
 };
 
-/// A stack of the dump being read: its PCs are in RawStacks::PCs already.
-struct DumpStack {
-  RawStacks::Entry E;
-  uint64_t At; ///< file offset of its record
-};
-
 class RawParser {
 public:
   RawParser(StringRef Buffer) : Buffer(Buffer) {}
@@ -54,18 +48,19 @@ private:
   Error parseModulePaths(DataCursor &C, uint64_t SectionStart,
                          std::vector<SegmentInfo> &Segs);
   Error parseHeap(DataCursor &C, uint64_t SectionStart);
-  Error parseStacks(DataCursor &C, std::vector<DumpStack> &Out);
-  /// Sorts one dump's stacks by id and drops repeats; an id given twice
-  /// with different PCs is an error (the first such record in the file).
-  Error uniqueDumpStacks(std::vector<DumpStack> &Stacks);
-  /// Adds one dump's stacks (sorted, unique) to P.Stacks; an id an earlier
-  /// dump gave other PCs is an error.
-  Error addDumpStacks(const std::vector<DumpStack> &Stacks, uint64_t At);
-  /// From the second dump on: the index in P.Stacks.Entries of each id, and
-  /// whether those are out of id order (sorted once, at the end), so that
-  /// a file of many dumps costs no more than one of their sum.
-  std::unordered_map<uint64_t, size_t> StackIndex;
-  bool StacksUnsorted = false;
+  /// Adds one dump's stacks to P.Stacks, each id once, in file order: a
+  /// repeat must have the PCs of the id's first record in this dump (else
+  /// an error at the first such record), and a dump's stack an earlier
+  /// dump gave other PCs is an error once the dump is read (the smallest
+  /// such id), as other errors of the dump come first.
+  Error parseStacks(DataCursor &C, uint64_t SectionAt,
+                    std::optional<Error> &Deferred);
+  /// Per entry of P.Stacks.Entries: the last dump that gave the id.
+  std::vector<unsigned> EntryDump;
+  /// The current dump's first record of an id an earlier dump gave other
+  /// PCs (rare: the dump is bad): later records of the id in this dump are
+  /// compared with it. Begin and size in P.Stacks.PCs.
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> DumpFirst;
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
@@ -218,113 +213,102 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
   return Error::success();
 }
 
-Error RawParser::parseStacks(DataCursor &C, std::vector<DumpStack> &Out) {
-  std::vector<uint64_t> &All = P.Stacks.PCs;
-  // Bounded by the bytes present, not by a count read from the file; grown
-  // by doubling over many dumps.
-  const uint64_t Need = All.size() + C.remaining() / 8;
-  if (Need > All.capacity())
-    All.reserve(std::max<uint64_t>(Need, 2 * All.capacity()));
-  // A malformed record after an id given twice with different PCs: the
-  // repeat, met first in the file, is what is reported.
-  auto Fail = [&](Error E) -> Error {
-    if (Error Dup = uniqueDumpStacks(Out)) {
-      consumeError(std::move(E));
-      return Dup;
-    }
-    return E;
-  };
+Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
+                             std::optional<Error> &Deferred) {
+  RawStacks &St = P.Stacks;
+  const unsigned Dump = P.NumDumps;
+  DumpFirst.clear();
+  uint64_t DeferredId = 0;
   auto NOrErr = C.read<uint64_t>("stack count");
   if (!NOrErr)
     return NOrErr.takeError();
   const uint64_t N = *NOrErr;
   if (Error E = C.needItems(N, 16, "stack"))
     return E;
-  Out.reserve(std::min<uint64_t>(N, MaxReserve));
+  // Bounded by the bytes present, not by a count read from the file; grown
+  // by doubling over many dumps.
+  const uint64_t Need = St.PCs.size() + C.remaining() / 8;
+  if (Need > St.PCs.capacity())
+    St.PCs.reserve(std::max<uint64_t>(Need, 2 * St.PCs.capacity()));
+  St.Entries.reserve(St.Entries.size() + std::min<uint64_t>(N, MaxReserve));
+  St.Index.reserve(St.Entries.size() + std::min<uint64_t>(N, MaxReserve));
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
-    auto IdOrErr = C.read<uint64_t>("stack id");
-    if (!IdOrErr)
-      return Fail(IdOrErr.takeError());
-    auto NumOrErr = C.read<uint64_t>("stack PC count");
-    if (!NumOrErr)
-      return Fail(NumOrErr.takeError());
-    const uint64_t NumPCs = *NumOrErr;
+    TRY(Id, C.read<uint64_t>("stack id"));
+    TRY(NumPCs, C.read<uint64_t>("stack PC count"));
     if (Error E = C.needItems(NumPCs, 8, "stack PC"))
-      return Fail(std::move(E));
+      return E;
     // needItems bounded NumPCs by the bytes left: NumPCs * 8 cannot wrap.
-    auto BytesOrErr = C.readBytes(NumPCs * 8, "stack PC");
-    if (!BytesOrErr)
-      return Fail(BytesOrErr.takeError());
-    // The runtime ends a trace at its first zero PC; the PCs before it are
-    // copied at once (All has room: reserved for every byte left above).
-    const char *PCBytes = BytesOrErr->data();
+    TRY(Bytes, C.readBytes(NumPCs * 8, "stack PC"));
+    // The runtime ends a trace at its first zero PC.
+    const char *PCBytes = Bytes.data();
     uint64_t Len = 0;
     while (Len < NumPCs && support::endian::read64le(PCBytes + 8 * Len) != 0)
       ++Len;
-    const uint64_t Begin = All.size();
-    All.resize(Begin + Len);
-    if constexpr (endianness::native == endianness::little)
-      std::memcpy(All.data() + Begin, PCBytes, Len * 8);
-    else
+    auto SamePCs = [&](uint64_t Begin, uint64_t Size) {
+      if (Size != Len)
+        return false;
       for (uint64_t J = 0; J < Len; ++J)
-        All[Begin + J] = support::endian::read64le(PCBytes + 8 * J);
-    Out.push_back({{*IdOrErr, Begin, Len}, At});
-  }
-  return uniqueDumpStacks(Out);
-}
-
-Error RawParser::uniqueDumpStacks(std::vector<DumpStack> &Stacks) {
-  // A repeated id keeps its records in file order, the first one at the
-  // front.
-  llvm::sort(Stacks, [](const DumpStack &A, const DumpStack &B) {
-    return std::tie(A.E.Id, A.At) < std::tie(B.E.Id, B.At);
-  });
-  const DumpStack *Bad = nullptr;
-  size_t Out = 0;
-  for (size_t I = 0; I < Stacks.size();) {
-    size_t J = I + 1;
-    for (; J < Stacks.size() && Stacks[J].E.Id == Stacks[I].E.Id; ++J)
-      if (P.Stacks.pcs(Stacks[J].E) != P.Stacks.pcs(Stacks[I].E) &&
-          (!Bad || Stacks[J].At < Bad->At))
-        Bad = &Stacks[J];
-    Stacks[Out++] = Stacks[I];
-    I = J;
-  }
-  if (Bad)
-    return makeError(ErrorCode::Malformed,
-                     "stack id " + Twine(Bad->E.Id) +
-                         " appears twice with different PCs",
-                     Bad->At);
-  Stacks.resize(Out);
-  return Error::success();
-}
-
-Error RawParser::addDumpStacks(const std::vector<DumpStack> &Stacks,
-                               uint64_t At) {
-  std::vector<RawStacks::Entry> &All = P.Stacks.Entries;
-  if (P.NumDumps == 0) {
-    All.reserve(Stacks.size());
-    for (const DumpStack &S : Stacks)
-      All.push_back(S.E);
-    return Error::success();
-  }
-  if (StackIndex.empty())
-    for (size_t I = 0; I < All.size(); ++I)
-      StackIndex.emplace(All[I].Id, I);
-  for (const DumpStack &S : Stacks) {
-    auto [It, New] = StackIndex.try_emplace(S.E.Id, All.size());
+        if (St.PCs[Begin + J] != support::endian::read64le(PCBytes + 8 * J))
+          return false;
+      return true;
+    };
+    // Appends the PCs (St.PCs has room: reserved for every byte left).
+    auto Append = [&] {
+      const uint64_t Begin = St.PCs.size();
+      St.PCs.resize_for_overwrite(Begin + Len);
+      if constexpr (endianness::native == endianness::little)
+        std::memcpy(St.PCs.data() + Begin, PCBytes, Len * 8);
+      else
+        for (uint64_t J = 0; J < Len; ++J)
+          St.PCs[Begin + J] = support::endian::read64le(PCBytes + 8 * J);
+      return Begin;
+    };
+    auto [It, New] = St.Index.try_emplace(Id);
     if (New) {
-      All.push_back(S.E);
-      StacksUnsorted = true;
+      if (St.Entries.size() > U64IndexMap::MaxIndex) {
+        St.Index.erase(It);
+        return makeError(ErrorCode::TooLarge,
+                         "more than " + Twine(U64IndexMap::MaxIndex) +
+                             " stacks",
+                         At);
+      }
+      It->second = unsigned(St.Entries.size());
+      St.Entries.push_back({Id, Append(), Len});
+      EntryDump.push_back(Dump);
       continue;
     }
-    if (P.Stacks.pcs(All[It->second]) != P.Stacks.pcs(S.E))
-      return makeError(ErrorCode::Malformed,
-                       "dump " + Twine(P.NumDumps) +
-                           " has a different call stack for stack id " +
-                           Twine(S.E.Id),
-                       At);
+    const unsigned Index = It->second;
+    const RawStacks::Entry Old = St.Entries[Index];
+    if (EntryDump[Index] == Dump) {
+      // Met before in this dump: compared with that first record, which
+      // is the entry unless the entry is an earlier dump's other PCs.
+      uint64_t Begin = Old.Begin, Size = Old.Size;
+      for (const auto &[FId, FBegin, FSize] : DumpFirst)
+        if (FId == Id) {
+          Begin = FBegin;
+          Size = FSize;
+        }
+      if (!SamePCs(Begin, Size))
+        return makeError(ErrorCode::Malformed,
+                         "stack id " + Twine(Id) +
+                             " appears twice with different PCs",
+                         At);
+      continue;
+    }
+    // First met in this dump, given by an earlier one.
+    EntryDump[Index] = Dump;
+    if (SamePCs(Old.Begin, Old.Size))
+      continue;
+    DumpFirst.emplace_back(Id, Append(), Len);
+    if (!Deferred || Id < DeferredId) {
+      DeferredId = Id;
+      Deferred = makeError(ErrorCode::Malformed,
+                           "dump " + Twine(Dump) +
+                               " has a different call stack for stack id " +
+                               Twine(Id),
+                           SectionAt);
+    }
   }
   return Error::success();
 }
@@ -626,21 +610,28 @@ Error RawParser::parseDump(uint64_t Start, DumpHeader &H) {
   if (Error E = parseMIBs(MC, H.Version))
     return E;
 
-  std::vector<DumpStack> Stacks;
   DataCursor KC(Rest.substr(H.StackOffset, H.TotalSize - H.StackOffset),
                 Start + H.StackOffset);
-  if (Error E = parseStacks(KC, Stacks))
+  std::optional<Error> Deferred;
+  // (Consumed on every path: an error of the dump's other sections comes
+  // first, as it did when the stacks were compared after them.)
+  auto Report = [&](Error E) -> Error {
+    if (Deferred)
+      consumeError(std::move(*Deferred));
     return E;
+  };
+  if (Error E = parseStacks(KC, Start + H.StackOffset, Deferred))
+    return Report(std::move(E));
   if (Error E = parseModulePaths(KC, H.StackOffset, Segs))
-    return E;
+    return Report(std::move(E));
   if (Error E = parseHeap(KC, H.StackOffset))
-    return E;
+    return Report(std::move(E));
+  if (Deferred)
+    return std::move(*Deferred);
   // Segments are the same in every dump; the first path given is kept.
   for (size_t I = 0; I < Segs.size(); ++I)
     if (P.Segments[I].Path.empty())
       P.Segments[I].Path = std::move(Segs[I].Path);
-  if (Error E = addDumpStacks(Stacks, Start + H.StackOffset))
-    return E;
   ++P.NumDumps;
   return Error::success();
 }
@@ -679,11 +670,6 @@ Expected<RawProfile> RawParser::parse() {
       break;
     Off += (Z - Off) & ~uint64_t(7);
   }
-  if (StacksUnsorted)
-    llvm::sort(P.Stacks.Entries,
-               [](const RawStacks::Entry &A, const RawStacks::Entry &B) {
-                 return A.Id < B.Id;
-               });
   for (auto &KV : P.MIBs) {
     std::optional<size_t> Stack = P.Stacks.indexOf(KV.first);
     if (!Stack)
@@ -698,12 +684,10 @@ Expected<RawProfile> RawParser::parse() {
 } // namespace
 
 std::optional<size_t> RawStacks::indexOf(uint64_t Id) const {
-  auto It = std::lower_bound(
-      Entries.begin(), Entries.end(), Id,
-      [](const Entry &E, uint64_t V) { return E.Id < V; });
-  if (It == Entries.end() || It->Id != Id)
+  auto It = Index.find(Id);
+  if (It == Index.end())
     return std::nullopt;
-  return size_t(It - Entries.begin());
+  return size_t(It->second);
 }
 
 std::optional<ArrayRef<uint64_t>> RawStacks::find(uint64_t Id) const {

@@ -98,7 +98,7 @@ TEST(RawReader, RejectsDumpsThatDisagree) {
             std::string::npos);
 }
 
-TEST(RawReader, StacksOfEveryDumpByIdRepeatsOnce) {
+TEST(RawReader, StacksOfEveryDumpEachIdOnceInFileOrder) {
   // Stacks in no id order, one given twice alike; a second dump repeats one
   // and adds one.
   RawBuilder A = sample();
@@ -117,7 +117,8 @@ TEST(RawReader, StacksOfEveryDumpByIdRepeatsOnce) {
   std::vector<uint64_t> Ids;
   for (const RawStacks::Entry &E : P->Stacks.Entries)
     Ids.push_back(E.Id);
-  EXPECT_EQ(Ids, std::vector<uint64_t>({0, 1, 2, 3, 5, 9}));
+  // Each id once, in the order the file first gives them.
+  EXPECT_EQ(Ids, std::vector<uint64_t>({9, 2, 1, 5, 0, 3}));
   std::vector<uint64_t> Three = {0x1333};
   EXPECT_EQ(*P->Stacks.find(3), llvm::ArrayRef(Three));
   // Every MIB knows where its stack is.
@@ -159,6 +160,44 @@ TEST(RawReader, StacksOfEveryDumpByIdRepeatsOnce) {
   std::string Why = errorText(readRawProfile(Bytes).takeError());
   EXPECT_NE(Why.find("stack PC"), std::string::npos) << Why;
   EXPECT_EQ(Why.find("appears twice"), std::string::npos) << Why;
+}
+
+// A dump that gives an earlier dump's stack other PCs is named once the
+// dump is read, for its smallest such id, after the dump's own errors: a
+// repeat in it that differs from its first record of the id, a bad section.
+TEST(RawReader, OtherPCsForAnEarlierDumpsStackComeAfterTheDumpsOwnErrors) {
+  RawBuilder A = sample();
+  A.Stacks.push_back({3, {0x1500}});
+  RawBuilder B = sample();
+  B.Stacks = {{3, {0x1501}}, {1, {0x1101}}, {2, {0x1300}}};
+  auto Why = [&](const RawBuilder &Second) {
+    return errorText(readRawProfile(A.build() + Second.build()).takeError());
+  };
+  EXPECT_NE(Why(B).find("dump 1 has a different call stack for stack id 1"),
+            std::string::npos)
+      << Why(B);
+  // Repeats of the dump's own first record are no error of their own ...
+  RawBuilder Same = B;
+  Same.Stacks.push_back({1, {0x1101}});
+  Same.Stacks.push_back({2, {0x1300}});
+  EXPECT_NE(Why(Same).find("dump 1 has a different call stack for stack id 1"),
+            std::string::npos)
+      << Why(Same);
+  // ... one that differs from it is, and comes first (also when it matches
+  // the earlier dump's PCs).
+  RawBuilder Repeat = B;
+  Repeat.Stacks.push_back({3, {0x1500}});
+  EXPECT_NE(Why(Repeat).find("stack id 3 appears twice with different PCs"),
+            std::string::npos)
+      << Why(Repeat);
+  // A heap section naming no MIB of the dump comes first too.
+  RawBuilder Heap = B;
+  Heap.Heap.emplace();
+  Heap.Heap->Contexts.push_back({99, 8, 1, 8, 1});
+  std::string HeapWhy = Why(Heap);
+  EXPECT_NE(HeapWhy.find("heap section"), std::string::npos) << HeapWhy;
+  EXPECT_EQ(HeapWhy.find("different call stack"), std::string::npos)
+      << HeapWhy;
 }
 
 TEST(RawReader, SpecificErrors) {

@@ -13,9 +13,11 @@
 #include "memprof/ProfileData/MemInfoBlock.h"
 #include "memprof/ProfileData/MemProfData.h"
 #include "memprof/ProfileData/Symbolizer.h"
+#include "memprof/ProfileData/U64IndexMap.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 #include <optional>
@@ -45,18 +47,20 @@ struct RawHeapDump {
 };
 
 /// Raw stack id -> PCs, leaf first, cut at the first zero PC. A raw profile
-/// holds thousands of short stacks: their PCs share one array, and the ids
-/// are found by binary search, so reading one costs two allocations, not two
-/// per stack.
+/// holds thousands of short stacks: their PCs share one array, and an index
+/// finds an id's entry, so reading one costs a few allocations, not two per
+/// stack.
 struct RawStacks {
   struct Entry {
     uint64_t Id;
     uint64_t Begin; ///< index of the first PC in PCs
     uint64_t Size;
   };
-  /// Sorted by Id, each id once.
+  /// Each id once, in the order the file first gives them.
   std::vector<Entry> Entries;
-  std::vector<uint64_t> PCs;
+  llvm::SmallVector<uint64_t, 0> PCs;
+  /// Id -> its position in Entries.
+  U64IndexMap Index;
 
   /// The PCs of stack \p Id; none when no stack has that id.
   std::optional<llvm::ArrayRef<uint64_t>> find(uint64_t Id) const;

@@ -29,6 +29,8 @@ public:
   using mapped_type = unsigned;
   using value_type = std::pair<uint64_t, unsigned>;
   using size_type = size_t;
+  /// The largest index a key can map to (~0u marks an empty slot).
+  static constexpr unsigned MaxIndex = ~0u - 1;
 
   template <typename Slot> class Iter {
   public:
