@@ -398,7 +398,7 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       Names.addProgram(S.BuildId);
       break;
     }
-  std::unordered_map<uint64_t, LocalPC> Local;
+  U64MapVector<LocalPC> Local;
   const bool KeepRawEntries = Stats.RawInputs == 1 && Contexts.empty() &&
                               Stats.IndexedInputs == 0;
   if (!KeepRawEntries)
@@ -872,11 +872,15 @@ IndexedMemProf ProfileMerger::build(RecordOrder Order) const {
       ArrayRef<Frame> Chain = Fs.slice(ChainStart, I + 1 - ChainStart);
       ArrayRef<FrameId> ChainIds = FIds.slice(ChainStart, I + 1 - ChainStart);
       CallStackId ChainId = ChainIdCache.get(ChainIds);
-      ChainFrames.try_emplace(ChainId, Chain, ChainIds);
       const bool Leaf = ChainStart == 0;
-      if ((Leaf ? ListedLeaf : ListedInner).insert(ChainId).second)
+      if ((Leaf ? ListedLeaf : ListedInner).insert(ChainId).second) {
+        // (A chain's first occurrence is new in its role: the frames kept
+        // are the first occurrence's, as when every occurrence offered its
+        // own.)
+        ChainFrames.try_emplace(ChainId, Chain, ChainIds);
         for (size_t J = Leaf ? 1 : 0; J < Chain.size(); ++J)
           PerFunctionCallSites[Chain[J].Function].insert(ChainId);
+      }
       ChainStart = I + 1;
     }
     AddStack(Fs, FIds, CSId);
