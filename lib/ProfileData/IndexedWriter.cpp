@@ -10,6 +10,7 @@
 #include "InstrProfInternal.h"
 #include "memprof/ProfileData/Error.h"
 #include "memprof/ProfileData/IndexedProfile.h"
+#include "memprof/ProfileData/SequenceSort.h"
 #include "memprof/ProfileData/ByteWriter.h"
 #include "memprof/format/IndexedFormat.h"
 #include "llvm/ADT/DenseMap.h"
@@ -289,21 +290,14 @@ writeRadixArray(SmallVectorImpl<char> &Out, const IndexedMemProf &P,
       Ranks.push_back(Rank.find(*F)->second);
   }
   std::vector<size_t> SortedIdx(Stacks.size());
-  for (size_t I = 0; I < SortedIdx.size(); ++I)
+  std::vector<uint64_t> Ids(Stacks.size());
+  for (size_t I = 0; I < SortedIdx.size(); ++I) {
     SortedIdx[I] = I;
-  llvm::sort(SortedIdx, [&](size_t L, size_t R) {
-    // Lexicographic, in one pass: the first rank that differs, else the
-    // shorter first, else (equal frames) by stack id.
-    const uint32_t *LB = Ranks.data() + Span[L].first;
-    const uint32_t *RB = Ranks.data() + Span[R].first;
-    const uint32_t *LE = LB + Span[L].second, *RE = RB + Span[R].second;
-    auto [LI, RI] = std::mismatch(LB, LE, RB, RE);
-    if (LI != LE && RI != RE)
-      return *LI < *RI;
-    if (LI != LE || RI != RE)
-      return LI == LE; // the left one is a prefix of the right one
-    return Stacks[L].first < Stacks[R].first;
-  });
+    Ids[I] = Stacks[I].first;
+  }
+  // Lexicographic: the first rank that differs, else the shorter first,
+  // else (equal frames) by stack id.
+  sortSequences(SortedIdx, Ranks, Span, Ids);
   {
     std::vector<std::pair<CallStackId, const Stack *>> Sorted;
     Sorted.reserve(Stacks.size());
