@@ -19,7 +19,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include <CLI/CLI.hpp>
 #include <algorithm>
-#include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <optional>
 
 using namespace llvm;
@@ -171,12 +172,8 @@ void loadInput(Input &In, bool ReadNames) {
                        "PGO counters (.profraw) nor indexed (.profdata)",
                        0);
   }
-  // Raw and indexed models are self-contained: the bytes can go. A small
-  // file's go later, on the main thread (the merge loop in main): each
-  // unmapping in a reader while the main thread runs costs both CPUs a TLB
-  // flush, which a big file's parsing dwarfs and a small one's does not.
-  if (In.Bytes >= (1u << 20))
-    In.Buffer.reset();
+  // Raw and indexed models are self-contained; the bytes can go.
+  In.Buffer.reset();
 }
 
 /// "counter_overflow": the contexts whose written counters are at their
@@ -410,13 +407,12 @@ int main(int argc, char **argv) {
     Locator = std::move(*L);
   }
 
-  // Inputs are read and parsed in parallel in bounded batches, then merged
-  // in input order and released, so memory stays bounded by a batch. Every
-  // bad input is reported, in input order.
+  // Inputs are read ahead, at most Window of them at a time, by the
+  // reading threads and by the main thread whenever its next input is not
+  // read yet; the main thread merges them in input order and releases each
+  // at once, so memory stays bounded by the window and merging overlaps
+  // reading. Every bad input is reported, in input order.
   ProfileMerger Merger(Locator.get());
-  // The main thread reads inputs too, beside NumThreads - 1 others: it
-  // would only wait otherwise, and its heap is already warm (each other
-  // thread's malloc arena takes page faults of its own).
   const unsigned NumThreads =
       hardware_concurrency(Threads).compute_thread_count();
   std::optional<DefaultThreadPool> Pool;
@@ -429,86 +425,132 @@ int main(int argc, char **argv) {
       tool::shareHeapWithThreads();
     Pool.emplace(hardware_concurrency(NumThreads - 1));
   }
-  const size_t BatchSize = std::max<size_t>(8, 4 * size_t(NumThreads));
+  const size_t Window = std::max<size_t>(8, 4 * size_t(NumThreads));
+  // Input I is read into slot I % Window once input I - Window is merged
+  // and its slot released; ReadInto[S] is the input slot S holds, read.
+  std::vector<std::optional<Input>> Slots(Window);
+  std::vector<size_t> ReadInto(Window, SIZE_MAX);
+  std::mutex Mu;
+  std::condition_variable Changed;
+  size_t NextRead = 0, NextMerge = 0; // guarded by Mu
+  auto CanRead = [&] { // Mu held
+    return NextRead < Inputs.size() && NextRead < NextMerge + Window;
+  };
+  // Reads input I, claimed (Mu not held), then says so.
+  auto Read = [&](size_t I) {
+    std::optional<Input> &Slot = Slots[I % Window];
+    Slot.emplace();
+    Slot->Path = Inputs[I];
+    Slot->Weight = Weights[I];
+    loadInput(*Slot, !NoNames);
+    {
+      std::lock_guard<std::mutex> L(Mu);
+      ReadInto[I % Window] = I;
+    }
+    Changed.notify_all();
+  };
+  auto Reader = [&] {
+    for (;;) {
+      size_t I;
+      {
+        std::unique_lock<std::mutex> L(Mu);
+        Changed.wait(L,
+                     [&] { return NextRead >= Inputs.size() || CanRead(); });
+        if (NextRead >= Inputs.size())
+          return;
+        I = NextRead++;
+      }
+      Read(I);
+    }
+  };
+  if (Pool)
+    for (unsigned T = 1; T < NumThreads; ++T)
+      Pool->async(Reader);
   unsigned Bad = 0, Used = 0, MemProfInputs = 0, RawMemProfInputs = 0;
   bool CounterHintGiven = false;
   tool::ProgressLine Progressed(Progress, Quiet);
   uint64_t BytesRead = 0;
-  for (size_t Begin = 0; Begin < Inputs.size(); Begin += BatchSize) {
-    size_t End = std::min(Inputs.size(), Begin + BatchSize);
-    std::vector<Input> Ins(End - Begin);
-    for (size_t I = Begin; I < End; ++I) {
-      Ins[I - Begin].Path = Inputs[I];
-      Ins[I - Begin].Weight = Weights[I];
+  auto MergeOne = [&](Input &In) {
+    BytesRead += In.Bytes;
+    Error E = std::move(In.Err);
+    if (!E && In.Raw)
+      E = Merger.addRaw(*In.Raw, In.Weight);
+    std::vector<CounterWarning> CounterWarnings;
+    if (!E && In.Counters) {
+      // As llvm-profdata without --keep-vtable-symbols: a raw input's
+      // vtable names are not kept (an indexed input's are).
+      if (!KeepVTableSymbols && In.RawCounters)
+        In.Counters->VTableNames.clear();
+      E = Merger.addCounters(*In.Counters, In.Weight, CounterWarnings);
     }
-    std::atomic<size_t> Next{0};
-    auto Load = [&] {
-      for (size_t I; (I = Next.fetch_add(1)) < Ins.size();)
-        loadInput(Ins[I], !NoNames);
-    };
-    if (Pool)
-      for (unsigned T = 1; T < NumThreads; ++T)
-        Pool->async(Load);
-    Load();
-    if (Pool)
-      Pool->wait();
-    for (Input &In : Ins) {
-      // A small input's bytes, unmapped here while the readers wait (at
-      // -j2, 0.8 ms of a 50-input merge's 33 ms of CPU; see loadInput).
-      In.Buffer.reset();
-      BytesRead += In.Bytes;
-      Error E = std::move(In.Err);
-      if (!E && In.Raw)
-        E = Merger.addRaw(*In.Raw, In.Weight);
-      std::vector<CounterWarning> CounterWarnings;
-      if (!E && In.Counters) {
-        // As llvm-profdata without --keep-vtable-symbols: a raw input's
-        // vtable names are not kept (an indexed input's are).
-        if (!KeepVTableSymbols && In.RawCounters)
-          In.Counters->VTableNames.clear();
-        E = Merger.addCounters(*In.Counters, In.Weight, CounterWarnings);
+    for (const CounterWarning &W : CounterWarnings) {
+      tool::warning(In.Path, W.Function + ": " +
+                                 counterIssueText(W.Issue));
+      if (!CounterHintGiven && W.Issue != CounterIssue::CounterOverflow) {
+        CounterHintGiven = true;
+        tool::note("make sure that all profile data to be merged is "
+                   "generated from the same binary");
       }
-      for (const CounterWarning &W : CounterWarnings) {
-        tool::warning(In.Path, W.Function + ": " +
-                                   counterIssueText(W.Issue));
-        if (!CounterHintGiven && W.Issue != CounterIssue::CounterOverflow) {
-          CounterHintGiven = true;
-          tool::note("make sure that all profile data to be merged is "
-                     "generated from the same binary");
+    }
+    if (E) {
+      ++Bad;
+      std::string Why = toString(std::move(E));
+      Rep.Rejected.push_back({In.Path, Why});
+      if (FailureMode == "any")
+        tool::error(In.Path, Why);
+      else
+        tool::warning(In.Path, Why + "; skipped");
+      return;
+    }
+    if (Bad && FailureMode == "any")
+      return; // the merge fails anyway; keep looking for bad inputs
+    if (In.Indexed) {
+      Merger.addIndexed(*In.Indexed, In.Info.Schema,
+                        In.Names ? &*In.Names : nullptr, In.Weight,
+                        &In.Heap);
+      // What the indexed inputs were written with is kept unless said
+      // otherwise: a re-merge loses no field and changes no byte.
+      IndexedVersion = std::max<uint64_t>(IndexedVersion,
+                                          In.Info.MemProfVersion);
+      IndexedFullSchema |= schemaMask(In.Info.Schema) &
+                           ~schemaMask(hotColdSchema());
+    }
+    if (In.Raw || In.Indexed) {
+      ++MemProfInputs;
+      RawMemProfInputs += In.Raw.has_value();
+    }
+    ++Used;
+  };
+  for (size_t K = 0; K < Inputs.size(); ++K) {
+    // Input K, read by a reader or by this thread, which reads the next
+    // input of the window itself while K is not read yet.
+    for (;;) {
+      size_t I;
+      {
+        std::unique_lock<std::mutex> L(Mu);
+        if (ReadInto[K % Window] == K)
+          break;
+        if (!CanRead()) {
+          Changed.wait(L);
+          continue;
         }
+        I = NextRead++;
       }
-      if (E) {
-        ++Bad;
-        std::string Why = toString(std::move(E));
-        Rep.Rejected.push_back({In.Path, Why});
-        if (FailureMode == "any")
-          tool::error(In.Path, Why);
-        else
-          tool::warning(In.Path, Why + "; skipped");
-        continue;
-      }
-      if (Bad && FailureMode == "any")
-        continue; // the merge fails anyway; keep looking for bad inputs
-      if (In.Indexed) {
-        Merger.addIndexed(*In.Indexed, In.Info.Schema,
-                          In.Names ? &*In.Names : nullptr, In.Weight,
-                          &In.Heap);
-        // What the indexed inputs were written with is kept unless said
-        // otherwise: a re-merge loses no field and changes no byte.
-        IndexedVersion = std::max<uint64_t>(IndexedVersion,
-                                            In.Info.MemProfVersion);
-        IndexedFullSchema |= schemaMask(In.Info.Schema) &
-                             ~schemaMask(hotColdSchema());
-      }
-      if (In.Raw || In.Indexed) {
-        ++MemProfInputs;
-        RawMemProfInputs += In.Raw.has_value();
-      }
-      ++Used;
+      Read(I);
     }
-    Progressed.update(End, Inputs.size(), "inputs",
-                      ", " + utostr(BytesRead >> 20) + " MiB");
+    MergeOne(*Slots[K % Window]);
+    Slots[K % Window].reset(); // its memory, before another input is read
+    {
+      std::lock_guard<std::mutex> L(Mu);
+      NextMerge = K + 1;
+    }
+    Changed.notify_all();
+    if ((K + 1) % Window == 0 || K + 1 == Inputs.size()) // a window's worth
+      Progressed.update(K + 1, Inputs.size(), "inputs",
+                        ", " + utostr(BytesRead >> 20) + " MiB");
   }
+  if (Pool)
+    Pool->wait();
   // What the search for binaries met (files refused, debuginfod), also
   // when the merge fails: it may be why.
   if (Locator) {
