@@ -432,9 +432,13 @@ int main(int argc, char **argv) {
   std::vector<size_t> ReadInto(Window, SIZE_MAX);
   std::mutex Mu;
   std::condition_variable Changed;
-  size_t NextRead = 0, NextMerge = 0; // guarded by Mu
+  // Guarded by Mu: the next input to claim and to merge, and who sleeps.
+  size_t NextRead = 0, NextMerge = 0;
+  bool MainWaits = false;
+  unsigned ReadersWait = 0;
+  auto Room = [&] { return NextMerge + Window - NextRead; }; // Mu held
   auto CanRead = [&] { // Mu held
-    return NextRead < Inputs.size() && NextRead < NextMerge + Window;
+    return NextRead < Inputs.size() && Room() > 0;
   };
   // Reads input I, claimed (Mu not held), then says so.
   auto Read = [&](size_t I) {
@@ -443,19 +447,30 @@ int main(int argc, char **argv) {
     Slot->Path = Inputs[I];
     Slot->Weight = Weights[I];
     loadInput(*Slot, !NoNames);
+    bool Wake;
     {
       std::lock_guard<std::mutex> L(Mu);
       ReadInto[I % Window] = I;
+      Wake = MainWaits;
     }
-    Changed.notify_all();
+    if (Wake)
+      Changed.notify_all();
   };
+  // A reader that found the window full sleeps until half of it is free:
+  // woken once for several inputs, not for each (the main thread reads its
+  // next input itself meanwhile, if it must).
   auto Reader = [&] {
     for (;;) {
       size_t I;
       {
         std::unique_lock<std::mutex> L(Mu);
-        Changed.wait(L,
-                     [&] { return NextRead >= Inputs.size() || CanRead(); });
+        if (!CanRead() && NextRead < Inputs.size()) {
+          ++ReadersWait;
+          Changed.wait(L, [&] {
+            return NextRead >= Inputs.size() || Room() >= Window / 2;
+          });
+          --ReadersWait;
+        }
         if (NextRead >= Inputs.size())
           return;
         I = NextRead++;
@@ -531,7 +546,9 @@ int main(int argc, char **argv) {
         if (ReadInto[K % Window] == K)
           break;
         if (!CanRead()) {
+          MainWaits = true;
           Changed.wait(L);
+          MainWaits = false;
           continue;
         }
         I = NextRead++;
@@ -540,11 +557,14 @@ int main(int argc, char **argv) {
     }
     MergeOne(*Slots[K % Window]);
     Slots[K % Window].reset(); // its memory, before another input is read
+    bool Wake;
     {
       std::lock_guard<std::mutex> L(Mu);
       NextMerge = K + 1;
+      Wake = ReadersWait && (Room() >= Window / 2 || NextMerge == Inputs.size());
     }
-    Changed.notify_all();
+    if (Wake)
+      Changed.notify_all();
     if ((K + 1) % Window == 0 || K + 1 == Inputs.size()) // a window's worth
       Progressed.update(K + 1, Inputs.size(), "inputs",
                         ", " + utostr(BytesRead >> 20) + " MiB");
