@@ -302,12 +302,14 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
       continue;
     DumpFirst.emplace_back(Id, Append(), Len);
     if (!Deferred || Id < DeferredId) {
+      if (Deferred) // (assigning over an Error would leak it)
+        consumeError(std::move(*Deferred));
       DeferredId = Id;
-      Deferred = makeError(ErrorCode::Malformed,
+      Deferred.emplace(makeError(ErrorCode::Malformed,
                            "dump " + Twine(Dump) +
                                " has a different call stack for stack id " +
                                Twine(Id),
-                           SectionAt);
+                           SectionAt));
     }
   }
   return Error::success();
