@@ -57,10 +57,11 @@ private:
                     std::optional<Error> &Deferred);
   /// Per entry of P.Stacks.Entries: the last dump that gave the id.
   std::vector<unsigned> EntryDump;
-  /// The current dump's first record of an id an earlier dump gave other
-  /// PCs (rare: the dump is bad): later records of the id in this dump are
-  /// compared with it. Begin and size in P.Stacks.PCs.
-  std::vector<std::tuple<uint64_t, uint64_t, uint64_t>> DumpFirst;
+  /// The current dump's first record of each id an earlier dump gave other
+  /// PCs (the dump is bad, but its own errors come first): later records of
+  /// the id in this dump are compared with it. Id -> begin and size in
+  /// P.Stacks.PCs; an index, as a hostile dump may hold many such ids.
+  U64MapVector<std::pair<uint64_t, uint64_t>> DumpFirst;
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
@@ -284,11 +285,9 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
       // Met before in this dump: compared with that first record, which
       // is the entry unless the entry is an earlier dump's other PCs.
       uint64_t Begin = Old.Begin, Size = Old.Size;
-      for (const auto &[FId, FBegin, FSize] : DumpFirst)
-        if (FId == Id) {
-          Begin = FBegin;
-          Size = FSize;
-        }
+      auto F = DumpFirst.find(Id);
+      if (F != DumpFirst.end())
+        std::tie(Begin, Size) = F->second;
       if (!SamePCs(Begin, Size))
         return makeError(ErrorCode::Malformed,
                          "stack id " + Twine(Id) +
@@ -300,7 +299,8 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
     EntryDump[Index] = Dump;
     if (SamePCs(Old.Begin, Old.Size))
       continue;
-    DumpFirst.emplace_back(Id, Append(), Len);
+    const uint64_t Begin = Append();
+    DumpFirst.insert({Id, {Begin, Len}});
     if (!Deferred || Id < DeferredId) {
       if (Deferred) // (assigning over an Error would leak it)
         consumeError(std::move(*Deferred));
