@@ -726,13 +726,35 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
       It->second.Callees.append(CS.CalleeGuids.begin(), CS.CalleeGuids.end());
     }
   }
-  // Each context once, however many copies of it the records hold.
+  // Each context once, however many copies of it the records hold. Frame
+  // ids are computed again from the frames (not taken from P), but once
+  // per frame of P, not once per frame of every context through it; a
+  // context's id through StackIds (hashed once per new sequence).
   const bool WithHeap = Heap && Heap->present();
   std::unordered_map<CallStackId, CallStackId> HeapIds;
+  U64MapVector<FrameId> IdOf; // P's frame id -> hashFrame of its frame
+  IdOf.reserve(P.Frames.size());
+  SmallVector<Frame, 32> Frames;
+  SmallVector<FrameId, 32> Ids;
   for (IndexedContext &C : indexedContexts(P)) {
     if (Weight != 1)
       C.Info.scale(Weight);
-    CallStackId Id = addContext(P.stackFrames(C.Id), C.Info, schemaMask(Schema));
+    // P.stackFrames' frames: those of the stack's ids that P has.
+    Frames.clear();
+    Ids.clear();
+    if (auto S = P.CallStacks.find(C.Id); S != P.CallStacks.end())
+      for (FrameId F : S->second) {
+        auto FI = P.Frames.find(F);
+        if (FI == P.Frames.end())
+          continue;
+        auto [It, New] = IdOf.try_emplace(F);
+        if (New)
+          It->second = hashFrame(FI->second);
+        Frames.push_back(FI->second);
+        Ids.push_back(It->second);
+      }
+    CallStackId Id = StackIds.get(Ids);
+    addContext(Id, Frames, Ids, C.Info, schemaMask(Schema));
     if (WithHeap)
       HeapIds.emplace(C.Id, Id);
   }
