@@ -106,14 +106,47 @@ void IndexedMemProf::addKnownCallStack(ArrayRef<Frame> Fs,
     Frames.try_emplace(Ids[I], Fs[I]);
 }
 
-unsigned leadingChainCopies(ArrayRef<Frame> Frames, GUID Function) {
+/// leadingChainCopies over the frames \p Next yields (null at the end).
+template <typename NextFn>
+static unsigned countLeadingCopies(NextFn Next, GUID Function) {
   unsigned N = 0;
-  for (const Frame &F : Frames) {
-    N += F.Function == Function;
-    if (!F.IsInlineFrame)
+  while (const Frame *F = Next()) {
+    N += F->Function == Function;
+    if (!F->IsInlineFrame)
       break;
   }
   return N;
+}
+
+unsigned leadingChainCopies(ArrayRef<Frame> Frames, GUID Function) {
+  size_t I = 0;
+  return countLeadingCopies(
+      [&]() -> const Frame * {
+        return I < Frames.size() ? &Frames[I++] : nullptr;
+      },
+      Function);
+}
+
+/// leadingChainCopies(P.stackFrames(Id), Function), without building the
+/// stack's frame list: only its leading chain is looked at.
+static unsigned leadingChainCopies(const IndexedMemProf &P, CallStackId Id,
+                                   GUID Function) {
+  auto It = P.CallStacks.find(Id);
+  if (It == P.CallStacks.end())
+    return 0;
+  ArrayRef<FrameId> Ids = It->second;
+  size_t I = 0;
+  return countLeadingCopies(
+      [&]() -> const Frame * {
+        // As stackFrames: an id without a frame is passed over.
+        for (; I < Ids.size(); ++I)
+          if (auto FI = P.Frames.find(Ids[I]); FI != P.Frames.end()) {
+            ++I;
+            return &FI->second;
+          }
+        return nullptr;
+      },
+      Function);
 }
 
 std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P) {
@@ -152,7 +185,7 @@ std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P) {
   Out.reserve(Sources.size());
   for (const auto &[Id, S] : Sources) {
     const size_t N = S.Entries.size();
-    size_t Copies = std::max(1u, leadingChainCopies(P.stackFrames(Id), S.Record));
+    size_t Copies = std::max(1u, leadingChainCopies(P, Id, S.Record));
     // Runs of identical copies, or else a writer of its own: sum them all.
     bool Runs = N % Copies == 0;
     for (size_t I = 0; Runs && I < N; ++I)
