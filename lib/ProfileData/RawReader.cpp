@@ -10,7 +10,6 @@
 #include <cstring>
 #include <optional>
 #include <tuple>
-#include <unordered_map>
 
 using namespace llvm;
 
