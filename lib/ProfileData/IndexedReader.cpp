@@ -265,9 +265,11 @@ class SectionReader {
 public:
   SectionReader(StringRef Buf, uint64_t SectionStart, IndexedMemProf &P,
                 IndexedProfileInfo &Info,
-                std::optional<MemProfSummary> &Summary)
+                std::optional<MemProfSummary> &Summary,
+                CallStackIdCache *StackIds)
       : Buf(Buf), SectionStart(SectionStart), P(P), Info(Info),
-        Summary(Summary), FramesLeft(frameBudget(Buf.size())) {}
+        Summary(Summary), StackIds(StackIds),
+        FramesLeft(frameBudget(Buf.size())) {}
 
   Error read();
 
@@ -289,6 +291,7 @@ private:
   IndexedMemProf &P;
   IndexedProfileInfo &Info;
   std::optional<MemProfSummary> &Summary;
+  CallStackIdCache *StackIds; // may be null
   unsigned Version = 0;
   uint64_t FramesLeft;
 
@@ -627,7 +630,7 @@ Expected<CallStackId> SectionReader::resolveV2(uint64_t Id, uint64_t At) {
                        At);
     Ids.push_back(P.addFrame(FI->second));
   }
-  return P.addCallStackIds(Ids);
+  return P.addCallStackIds(Ids, StackIds);
 }
 
 Expected<FrameId> SectionReader::linearFrame(uint64_t Id, uint64_t At) {
@@ -708,7 +711,7 @@ Expected<CallStackId> SectionReader::resolveRadix(uint64_t Pos, uint64_t At) {
     Ids.push_back(*F);
     ++Q;
   }
-  return P.addCallStackIds(Ids);
+  return P.addCallStackIds(Ids, StackIds);
 }
 
 /// The InstrProf summary: two counts, then the fields and the cutoff entries.
@@ -836,7 +839,7 @@ readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
 Expected<IndexedMemProf>
 readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
                    std::optional<MemProfSummary> *SummaryOut,
-                   CounterProfile *Counters) {
+                   CounterProfile *Counters, CallStackIdCache *StackIds) {
   if (Buffer.size() < 8) {
     char MagicBytes[8];
     support::endian::write64le(MagicBytes, indexed::Magic);
@@ -1038,7 +1041,7 @@ readIndexedProfile(StringRef Buffer, IndexedProfileInfo *InfoOut,
   if (Info.Version >= 8 && (Info.VariantFlags & indexed::VariantMemProf)) {
     if (Error E = CheckOffset(MemProfOffset, 8, "memprof offset", 40))
       return std::move(E);
-    SectionReader R(Buffer, MemProfOffset, P, Info, Summary);
+    SectionReader R(Buffer, MemProfOffset, P, Info, Summary, StackIds);
     if (Error E = R.read())
       return std::move(E);
   }

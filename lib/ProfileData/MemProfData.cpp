@@ -90,8 +90,9 @@ CallStackId IndexedMemProf::addCallStack(ArrayRef<Frame> Fs) {
   return addCallStackIds(Ids);
 }
 
-CallStackId IndexedMemProf::addCallStackIds(ArrayRef<FrameId> Ids) {
-  CallStackId Id = hashCallStack(Ids);
+CallStackId IndexedMemProf::addCallStackIds(ArrayRef<FrameId> Ids,
+                                            CallStackIdCache *Cache) {
+  CallStackId Id = Cache ? Cache->get(Ids) : hashCallStack(Ids);
   CallStacks.try_emplace(Id, SmallVector<FrameId, 8>(Ids.begin(), Ids.end()));
   return Id;
 }

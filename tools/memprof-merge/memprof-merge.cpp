@@ -94,7 +94,9 @@ struct MergeReport {
   }
 };
 
-void loadInput(Input &In, bool ReadNames) {
+/// \p StackIds: the reading thread's call-stack ids, kept across the
+/// indexed inputs it reads.
+void loadInput(Input &In, bool ReadNames, CallStackIdCache &StackIds) {
   auto BufOrErr = tool::readInput(In.Path);
   if (!BufOrErr) {
     In.Err = BufOrErr.takeError();
@@ -119,7 +121,7 @@ void loadInput(Input &In, bool ReadNames) {
       }
     }
     CounterProfile Counters;
-    auto P = readIndexedProfile(Data, &In.Info, nullptr, &Counters);
+    auto P = readIndexedProfile(Data, &In.Info, nullptr, &Counters, &StackIds);
     if (!P) {
       In.Err = P.takeError();
     } else if (In.Info.DataAccessProfileOffset != 0) {
@@ -439,13 +441,15 @@ int main(int argc, char **argv) {
   auto CanRead = [&] { // Mu held
     return NextRead < Inputs.size() && Room() > 0;
   };
-  // Reads input I, claimed (Mu not held), then says so.
-  auto Read = [&](size_t I) {
+  // Reads input I, claimed (Mu not held), then says so. Each thread keeps
+  // its own call-stack ids across the inputs it reads.
+  CallStackIdCache MainStackIds;
+  auto Read = [&](size_t I, CallStackIdCache &StackIds) {
     std::optional<Input> &Slot = Slots[I % Window];
     Slot.emplace();
     Slot->Path = Inputs[I];
     Slot->Weight = Weights[I];
-    loadInput(*Slot, !NoNames);
+    loadInput(*Slot, !NoNames, StackIds);
     bool Wake;
     {
       std::lock_guard<std::mutex> L(Mu);
@@ -459,6 +463,7 @@ int main(int argc, char **argv) {
   // woken once for several inputs, not for each (the main thread reads its
   // next input itself meanwhile, if it must).
   auto Reader = [&] {
+    CallStackIdCache StackIds;
     for (;;) {
       size_t I;
       {
@@ -474,7 +479,7 @@ int main(int argc, char **argv) {
           return;
         I = NextRead++;
       }
-      Read(I);
+      Read(I, StackIds);
     }
   };
   if (Pool)
@@ -552,7 +557,7 @@ int main(int argc, char **argv) {
         }
         I = NextRead++;
       }
-      Read(I);
+      Read(I, MainStackIds);
     }
     MergeOne(*Slots[K % Window]);
     Slots[K % Window].reset(); // its memory, before another input is read

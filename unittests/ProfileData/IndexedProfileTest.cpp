@@ -882,6 +882,32 @@ TEST(IndexedRoundTrip, AllVersionsAndSchemas) {
   }
 }
 
+// One call-stack id cache passed to the reader across many profiles (as
+// memprof-merge's reading threads do) gives each the ids and content it has
+// when read alone, in every version: the cache only spares the hashing.
+TEST(IndexedReader, SharedStackIdCacheReadsAlike) {
+  CallStackIdCache Shared;
+  for (uint64_t Seed = 200; Seed < 215; ++Seed)
+    for (const Config &C : AllConfigs) {
+      SCOPED_TRACE("seed " + std::to_string(Seed) + " " + configName(C));
+      IndexedMemProf P = buildIndexed(randomDoc(Seed));
+      std::string B = writeToString(P, C.Version, C.Full);
+      auto Alone = readIndexedProfile(B);
+      ASSERT_TRUE(bool(Alone)) << toString(Alone.takeError());
+      IndexedProfileInfo Info;
+      auto Cached = readIndexedProfile(B, &Info, nullptr, nullptr, &Shared);
+      ASSERT_TRUE(bool(Cached)) << toString(Cached.takeError());
+      expectSameProfile(*Alone, *Cached, C.Full ? fullSchema() : hotColdSchema(),
+                        C.Version);
+      std::vector<CallStackId> A, K;
+      for (const auto &KV : Alone->CallStacks)
+        A.push_back(KV.first);
+      for (const auto &KV : Cached->CallStacks)
+        K.push_back(KV.first);
+      EXPECT_EQ(A, K);
+    }
+}
+
 TEST(IndexedReader, NoMemProfBitGivesEmptyProfile) {
   std::string B = writeToString(exampleProfile(), 3, false);
   wr64(B, 8, 13); // drop the MEMPROF bit

@@ -112,10 +112,14 @@ readIndexedProfile(llvm::StringRef Buffer, IndexedProfileInfo *Info,
 
 /// As above; also decodes the counter half into \p Counters when it is not
 /// null: function records, binary ids, vtable names and temporal traces.
+/// \p StackIds, if given, computes the call-stack ids: a reader of many
+/// profiles of one program passes the same cache to each (one thread at a
+/// time), so that a stack met in an earlier profile costs no BLAKE3.
 llvm::Expected<IndexedMemProf>
 readIndexedProfile(llvm::StringRef Buffer, IndexedProfileInfo *Info,
                    std::optional<MemProfSummary> *StoredSummary,
-                   CounterProfile *Counters);
+                   CounterProfile *Counters,
+                   CallStackIdCache *StackIds = nullptr);
 
 } // namespace memprof
 

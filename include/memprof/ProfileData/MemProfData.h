@@ -127,7 +127,10 @@ struct IndexedMemProf {
   FrameId addFrame(const Frame &F);
   /// Adds the stack of \p Frames (leaf first) if new; returns its id.
   CallStackId addCallStack(llvm::ArrayRef<Frame> Frames);
-  CallStackId addCallStackIds(llvm::ArrayRef<FrameId> Ids);
+  /// \p Cache, if given, gives the id (a BLAKE3 only for a sequence it has
+  /// not met): readers of many profiles pass one across them.
+  CallStackId addCallStackIds(llvm::ArrayRef<FrameId> Ids,
+                              CallStackIdCache *Cache = nullptr);
   /// Adds a stack whose frame ids and stack id are already computed, with
   /// its frames; a stack already there is left as it is (its frames came
   /// with it).
