@@ -156,13 +156,35 @@ static long residentPerBlock(void *(*Site)(size_t), size_t N, int K) {
   return (After - Before) / K;
 }
 
-/// One line a site of allocateEveryWay: its blocks and bytes, by How.
-static void printSites(const unsigned long long Count[6],
-                       const unsigned long long Bytes[6]) {
+/// Frees the first \p N of \p Blocks, each as it was allocated, and prints
+/// one line a site of allocateEveryWay: its blocks and bytes, by How.
+static void freeAndPrintSites(const std::vector<Block> &Blocks, size_t N) {
+  unsigned long long Count[6] = {}, Bytes[6] = {};
+  for (size_t I = 0; I < N; ++I) {
+    const Block &B = Blocks[I];
+    ++Count[B.How];
+    Bytes[B.How] += B.N;
+    if (B.How == 2)
+      delete[] static_cast<char *>(B.P);
+    else
+      free(B.P);
+  }
   const char *Names[6] = {"site_malloc",    "site_calloc",    "site_new",
                           "site_aligned16", "site_aligned32", "site_memalign64"};
   for (int I = 0; I < 6; ++I)
     printf("site %s %llu %llu\n", Names[I], Count[I], Bytes[I]);
+}
+
+/// Whether no two of \p Ranges ([first, last] when \p Closed, else [first,
+/// last)) overlap.
+static bool disjoint(std::vector<std::pair<uintptr_t, uintptr_t>> Ranges,
+                     bool Closed) {
+  std::sort(Ranges.begin(), Ranges.end());
+  for (size_t I = 1; I < Ranges.size(); ++I)
+    if (Closed ? Ranges[I].first <= Ranges[I - 1].second
+               : Ranges[I].first < Ranges[I - 1].second)
+      return false;
+  return true;
 }
 
 static int layout() {
@@ -200,23 +222,11 @@ static int layout() {
     Ranges.emplace_back(firstGranule(B.P), lastGranule(B.P, B.N));
     Intact &= filled(B.P, B.N, unsigned(B.N));
   }
-  std::sort(Ranges.begin(), Ranges.end());
-  bool Disjoint = true;
-  for (size_t I = 1; I < Ranges.size(); ++I)
-    Disjoint &= Ranges[I].first > Ranges[I - 1].second;
+  bool Disjoint = disjoint(Ranges, /*Closed=*/true);
   printf("layout: aligned=%d usable=%d calloc zero=%d intact=%d "
          "granules disjoint=%d\n",
          int(Aligned), int(Usable), int(Zero), int(Intact), int(Disjoint));
-  unsigned long long Count[6] = {}, Bytes[6] = {};
-  for (const Block &B : Blocks) {
-    ++Count[B.How];
-    Bytes[B.How] += B.N;
-    if (B.How == 2)
-      delete[] static_cast<char *>(B.P);
-    else
-      free(B.P);
-  }
-  printSites(Count, Bytes);
+  freeAndPrintSites(Blocks, Blocks.size());
 
   // Resident memory: 400,000 blocks of 24 bytes. glibc alone takes 32 bytes
   // a block; granule-exclusive chunks from glibc took 64 (24 + 40, rounded)
@@ -607,26 +617,13 @@ static int compact() {
     Ranges.emplace_back(uintptr_t(B.P) - 16, uintptr_t(B.P) + (B.N ? B.N : 1));
     Intact &= filled(B.P, B.N, unsigned(B.N));
   }
-  std::sort(Ranges.begin(), Ranges.end());
-  bool Disjoint = true;
-  for (size_t I = 1; I < Ranges.size(); ++I)
-    Disjoint &= Ranges[I].first >= Ranges[I - 1].second;
+  bool Disjoint = disjoint(Ranges, /*Closed=*/false);
   printf("compact: aligned=%d usable=%d calloc zero=%d intact=%d "
          "blocks and tails disjoint=%d realloc in place within 16 bytes=%d\n",
          int(Aligned), int(Usable), int(Zero), int(Intact), int(Disjoint),
          int(InPlace));
-  unsigned long long Count[6] = {}, Bytes[6] = {};
-  for (size_t I = 0; I + 1 < Blocks.size(); ++I) {
-    const Block &B = Blocks[I];
-    ++Count[B.How];
-    Bytes[B.How] += B.N;
-    if (B.How == 2)
-      delete[] static_cast<char *>(B.P);
-    else
-      free(B.P);
-  }
+  freeAndPrintSites(Blocks, Blocks.size() - 1); // all but R3, the last
   free(R3);
-  printSites(Count, Bytes);
   printf("site site_realloc 2 70\n");
 
   // Resident memory: 200,000 blocks of 16 bytes.
