@@ -290,10 +290,7 @@ static int reallocs() {
     Intact &= filled(Row[I], N, unsigned(I));
     Ranges.emplace_back(firstGranule(Row[I]), lastGranule(Row[I], N));
   }
-  std::sort(Ranges.begin(), Ranges.end());
-  bool Disjoint = true;
-  for (size_t I = 1; I < Ranges.size(); ++I)
-    Disjoint &= Ranges[I].first > Ranges[I - 1].second;
+  bool Disjoint = disjoint(Ranges, /*Closed=*/true);
   for (void *P : Row)
     free(P);
   printf("realloc: in place within the class=%d data intact=%d granules "
