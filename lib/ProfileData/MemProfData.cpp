@@ -107,47 +107,29 @@ void IndexedMemProf::addKnownCallStack(ArrayRef<Frame> Fs,
     Frames.try_emplace(Ids[I], Fs[I]);
 }
 
-/// leadingChainCopies over the frames \p Next yields (null at the end).
-template <typename NextFn>
-static unsigned countLeadingCopies(NextFn Next, GUID Function) {
-  unsigned N = 0;
-  while (const Frame *F = Next()) {
-    N += F->Function == Function;
-    if (!F->IsInlineFrame)
-      break;
-  }
-  return N;
+/// One frame of a leading chain counted: false past the chain's end.
+static bool countLeadingCopy(unsigned &N, const Frame &F, GUID Function) {
+  N += F.Function == Function;
+  return F.IsInlineFrame;
 }
 
 unsigned leadingChainCopies(ArrayRef<Frame> Frames, GUID Function) {
-  size_t I = 0;
-  return countLeadingCopies(
-      [&]() -> const Frame * {
-        return I < Frames.size() ? &Frames[I++] : nullptr;
-      },
-      Function);
+  unsigned N = 0;
+  for (const Frame &F : Frames)
+    if (!countLeadingCopy(N, F, Function))
+      break;
+  return N;
 }
 
 /// leadingChainCopies(P.stackFrames(Id), Function), without building the
 /// stack's frame list: only its leading chain is looked at.
 static unsigned leadingChainCopies(const IndexedMemProf &P, CallStackId Id,
                                    GUID Function) {
-  auto It = P.CallStacks.find(Id);
-  if (It == P.CallStacks.end())
-    return 0;
-  ArrayRef<FrameId> Ids = It->second;
-  size_t I = 0;
-  return countLeadingCopies(
-      [&]() -> const Frame * {
-        // As stackFrames: an id without a frame is passed over.
-        for (; I < Ids.size(); ++I)
-          if (auto FI = P.Frames.find(Ids[I]); FI != P.Frames.end()) {
-            ++I;
-            return &FI->second;
-          }
-        return nullptr;
-      },
-      Function);
+  unsigned N = 0;
+  P.forEachStackFrame(Id, [&](FrameId, const Frame &F) {
+    return countLeadingCopy(N, F, Function);
+  });
+  return N;
 }
 
 std::vector<IndexedContext> indexedContexts(const IndexedMemProf &P) {
@@ -226,14 +208,10 @@ std::optional<GUID> IndexedMemProf::leafFunction(CallStackId CS) const {
 
 SmallVector<Frame, 8> IndexedMemProf::stackFrames(CallStackId CS) const {
   SmallVector<Frame, 8> Out;
-  auto It = CallStacks.find(CS);
-  if (It == CallStacks.end())
-    return Out;
-  for (FrameId F : It->second) {
-    auto FI = Frames.find(F);
-    if (FI != Frames.end())
-      Out.push_back(FI->second);
-  }
+  forEachStackFrame(CS, [&](FrameId, const Frame &F) {
+    Out.push_back(F);
+    return true;
+  });
   return Out;
 }
 

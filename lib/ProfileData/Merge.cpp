@@ -739,20 +739,16 @@ void ProfileMerger::addIndexed(const IndexedMemProf &P,
   for (IndexedContext &C : indexedContexts(P)) {
     if (Weight != 1)
       C.Info.scale(Weight);
-    // P.stackFrames' frames: those of the stack's ids that P has.
     Frames.clear();
     Ids.clear();
-    if (auto S = P.CallStacks.find(C.Id); S != P.CallStacks.end())
-      for (FrameId F : S->second) {
-        auto FI = P.Frames.find(F);
-        if (FI == P.Frames.end())
-          continue;
-        auto [It, New] = IdOf.try_emplace(F);
-        if (New)
-          It->second = hashFrame(FI->second);
-        Frames.push_back(FI->second);
-        Ids.push_back(It->second);
-      }
+    P.forEachStackFrame(C.Id, [&](FrameId F, const Frame &Fr) {
+      auto [It, New] = IdOf.try_emplace(F);
+      if (New)
+        It->second = hashFrame(Fr);
+      Frames.push_back(Fr);
+      Ids.push_back(It->second);
+      return true;
+    });
     CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, C.Info, schemaMask(Schema));
     if (WithHeap)

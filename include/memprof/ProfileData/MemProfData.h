@@ -141,6 +141,19 @@ struct IndexedMemProf {
 
   /// The frames of stack \p CS, leaf first; empty if unknown.
   llvm::SmallVector<Frame, 8> stackFrames(CallStackId CS) const;
+  /// Calls \p Fn(FrameId, const Frame &) on stackFrames(CS)'s frames, leaf
+  /// first, with no copy of the stack, while it returns true.
+  template <typename FnT>
+  void forEachStackFrame(CallStackId CS, FnT Fn) const {
+    auto It = CallStacks.find(CS);
+    if (It == CallStacks.end())
+      return;
+    for (FrameId Id : It->second) {
+      auto FI = Frames.find(Id);
+      if (FI != Frames.end() && !Fn(Id, FI->second))
+        return;
+    }
+  }
   /// The function of stack \p CS's leaf frame (the allocation site's), with
   /// no copy of the stack; none if the stack or that frame is unknown.
   std::optional<GUID> leafFunction(CallStackId CS) const;
