@@ -6,18 +6,26 @@ using namespace llvm;
 
 namespace memprof {
 
-bool sequenceLess(size_t L, size_t R, ArrayRef<uint32_t> Elems,
-                  ArrayRef<std::pair<size_t, size_t>> Spans,
-                  ArrayRef<uint64_t> TieKeys) {
-  const uint32_t *LB = Elems.data() + Spans[L].first;
-  const uint32_t *RB = Elems.data() + Spans[R].first;
-  const uint32_t *LE = LB + Spans[L].second, *RE = RB + Spans[R].second;
+/// sequenceLess, for sequences that agree on their first D elements.
+static bool lessFrom(size_t L, size_t R, size_t D, ArrayRef<uint32_t> Elems,
+                     ArrayRef<std::pair<size_t, size_t>> Spans,
+                     ArrayRef<uint64_t> TieKeys) {
+  const uint32_t *LB = Elems.data() + Spans[L].first + D;
+  const uint32_t *RB = Elems.data() + Spans[R].first + D;
+  const uint32_t *LE = LB + (Spans[L].second - D);
+  const uint32_t *RE = RB + (Spans[R].second - D);
   auto [LI, RI] = std::mismatch(LB, LE, RB, RE);
   if (LI != LE && RI != RE)
     return *LI < *RI;
   if (LI != LE || RI != RE)
     return LI == LE; // the left one is a prefix of the right one
   return TieKeys[L] < TieKeys[R];
+}
+
+bool sequenceLess(size_t L, size_t R, ArrayRef<uint32_t> Elems,
+                  ArrayRef<std::pair<size_t, size_t>> Spans,
+                  ArrayRef<uint64_t> TieKeys) {
+  return lessFrom(L, R, 0, Elems, Spans, TieKeys);
 }
 
 namespace {
@@ -80,18 +88,8 @@ private:
   static uint64_t medianOf3(uint64_t A, uint64_t B, uint64_t C) {
     return std::max(std::min(A, B), std::min(std::max(A, B), C));
   }
-  /// sequenceLess, for sequences that agree on their first D elements.
   bool lessFrom(size_t L, size_t R, size_t D) const {
-    const uint32_t *LB = Elems.data() + Spans[L].first + D;
-    const uint32_t *RB = Elems.data() + Spans[R].first + D;
-    const uint32_t *LE = LB + (Spans[L].second - D);
-    const uint32_t *RE = RB + (Spans[R].second - D);
-    auto [LI, RI] = std::mismatch(LB, LE, RB, RE);
-    if (LI != LE && RI != RE)
-      return *LI < *RI;
-    if (LI != LE || RI != RE)
-      return LI == LE;
-    return TieKeys[L] < TieKeys[R];
+    return memprof::lessFrom(L, R, D, Elems, Spans, TieKeys);
   }
   void insertionSort(size_t *A, size_t N, size_t D) const {
     for (size_t I = 1; I < N; ++I) {
