@@ -56,6 +56,13 @@ private:
                     std::optional<Error> &Deferred);
   /// Per entry of P.Stacks.Entries: the last dump that gave the id.
   std::vector<unsigned> EntryDump;
+  /// While true, P.Stacks.Index is not built: the first dump's stacks came
+  /// in the order of its MIBs, one for one (as both runtimes write them),
+  /// so entry I is MIB I's stack and each id is new. Cleared, and the index
+  /// built, as soon as anything else is met.
+  bool StacksFollowMIBs = false;
+  /// Builds P.Stacks.Index if it is not, with room for \p More ids.
+  void indexStacks(uint64_t More);
   /// The current dump's first record of each id an earlier dump gave other
   /// PCs (the dump is bad, but its own errors come first): later records of
   /// the id in this dump are compared with it. Id -> begin and size in
@@ -213,6 +220,17 @@ Error RawParser::parseMIBs(DataCursor &C, uint64_t Version) {
   return Error::success();
 }
 
+void RawParser::indexStacks(uint64_t More) {
+  RawStacks &St = P.Stacks;
+  St.Index.reserve(St.Entries.size() + std::min<uint64_t>(More, MaxReserve));
+  // Entries that followed the MIBs are not indexed yet; each has an id of
+  // its own.
+  if (St.Index.size() != St.Entries.size())
+    for (size_t I = 0; I < St.Entries.size(); ++I)
+      St.Index.try_emplace(St.Entries[I].Id).first->second = unsigned(I);
+  StacksFollowMIBs = false;
+}
+
 Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
                              std::optional<Error> &Deferred) {
   RawStacks &St = P.Stacks;
@@ -231,7 +249,13 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
   if (Need > St.PCs.capacity())
     St.PCs.reserve(std::max<uint64_t>(Need, 2 * St.PCs.capacity()));
   St.Entries.reserve(St.Entries.size() + std::min<uint64_t>(N, MaxReserve));
-  St.Index.reserve(St.Entries.size() + std::min<uint64_t>(N, MaxReserve));
+  // The first dump's stacks, if they follow its MIBs (each MIB id new, as
+  // P.MIBs holds one entry per MIB), need no index to find repeats: stack I
+  // has MIB I's id, and the MIBs' ids are distinct.
+  StacksFollowMIBs = Dump == 0 && St.Entries.empty() &&
+                     DumpAllocCounts.size() == N && P.MIBs.size() == N;
+  if (!StacksFollowMIBs)
+    indexStacks(N);
   for (uint64_t I = 0; I < N; ++I) {
     uint64_t At = C.absoluteOffset();
     TRY(Id, C.read<uint64_t>("stack id"));
@@ -264,6 +288,14 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
           St.PCs[Begin + J] = support::endian::read64le(PCBytes + 8 * J);
       return Begin;
     };
+    if (StacksFollowMIBs) {
+      if (Id == DumpAllocCounts[I].first) {
+        St.Entries.push_back({Id, Append(), Len});
+        EntryDump.push_back(Dump);
+        continue;
+      }
+      indexStacks(N - I); // (clears StacksFollowMIBs)
+    }
     auto [It, New] = St.Index.try_emplace(Id);
     if (New) {
       if (St.Entries.size() > U64IndexMap::MaxIndex) {
@@ -671,6 +703,14 @@ Expected<RawProfile> RawParser::parse() {
       break;
     Off += (Z - Off) & ~uint64_t(7);
   }
+  if (StacksFollowMIBs) {
+    // One dump, its stacks in the order of its MIBs: MIB I's is entry I.
+    // The index is left unbuilt (RawStacks::indexOf scans then).
+    uint64_t I = 0;
+    for (auto &KV : P.MIBs)
+      KV.second.StackIndex = I++;
+    return std::move(P);
+  }
   for (auto &KV : P.MIBs) {
     std::optional<size_t> Stack = P.Stacks.indexOf(KV.first);
     if (!Stack)
@@ -685,6 +725,12 @@ Expected<RawProfile> RawParser::parse() {
 } // namespace
 
 std::optional<size_t> RawStacks::indexOf(uint64_t Id) const {
+  if (Index.size() != Entries.size()) { // not built: a scan
+    for (size_t I = 0; I < Entries.size(); ++I)
+      if (Entries[I].Id == Id)
+        return I;
+    return std::nullopt;
+  }
   auto It = Index.find(Id);
   if (It == Index.end())
     return std::nullopt;

@@ -162,6 +162,77 @@ TEST(RawReader, StacksOfEveryDumpEachIdOnceInFileOrder) {
   EXPECT_EQ(Why.find("appears twice"), std::string::npos) << Why;
 }
 
+// The runtimes write a dump's stacks in the order of its MIBs, and the
+// reader then builds no index of them. Stacks that follow the MIBs for a
+// while and then do not, and later dumps, must read as they do by the index:
+// every MIB finds its own PCs, and repeats are still compared.
+TEST(RawReader, StacksThatFollowTheMIBsReadAsAnyOthers) {
+  std::mt19937_64 Rng(7);
+  RawBuilder A = sample();
+  A.MIBs.clear();
+  A.Stacks.clear();
+  for (uint64_t I = 0; I < 40; ++I) {
+    uint64_t Id = Rng() | 1; // distinct in practice; checked below
+    A.MIBs.push_back({Id, MemInfoBlock::forAllocation(8 + I, 0, 0, 1, 0, 0), {}});
+    std::vector<uint64_t> PCs;
+    for (uint64_t J = 0, N = 1 + Rng() % 6; J < N; ++J)
+      PCs.push_back(0x1000 + Rng() % 0x4000);
+    A.Stacks.push_back({Id, PCs});
+  }
+  auto Check = [&](const RawBuilder &B, const std::string &Bytes) {
+    auto P = readRawProfile(Bytes);
+    ASSERT_TRUE(bool(P)) << errorText(P.takeError());
+    ASSERT_EQ(P->MIBs.size(), B.MIBs.size());
+    for (const auto &[Id, PCs] : B.Stacks) {
+      auto M = P->MIBs.find(Id);
+      ASSERT_NE(M, P->MIBs.end());
+      ASSERT_LT(M->second.StackIndex, P->Stacks.size());
+      EXPECT_EQ(P->Stacks.Entries[M->second.StackIndex].Id, Id);
+      EXPECT_EQ(P->Stacks.pcs(P->Stacks.Entries[M->second.StackIndex]),
+                llvm::ArrayRef(PCs));
+      EXPECT_EQ(*P->Stacks.find(Id), llvm::ArrayRef(PCs));
+    }
+    EXPECT_FALSE(P->Stacks.find(2)); // (every id above is odd)
+  };
+  Check(A, A.build());
+  // Not in the MIBs' order from the first stack, from the middle, or at
+  // the last one.
+  for (size_t At : {size_t(0), size_t(20), size_t(38)}) {
+    SCOPED_TRACE(At);
+    RawBuilder B = A;
+    std::swap(B.Stacks[At], B.Stacks[At + 1]);
+    Check(B, B.build());
+  }
+  // A repeat after the stacks that followed, in place of a later stack (so
+  // the counts still agree): compared with the first record.
+  RawBuilder Repeat = A;
+  Repeat.Stacks.push_back(A.Stacks[3]);
+  std::swap(Repeat.Stacks[30], Repeat.Stacks.back());
+  Repeat.Stacks.pop_back();
+  Repeat.Stacks.push_back(A.Stacks[30]); // (one more stack than MIBs again)
+  Check(A, Repeat.build());
+  RawBuilder Other = Repeat;
+  Other.Stacks[30].second.push_back(0x1fff);
+  EXPECT_NE(errorText(readRawProfile(Other.build()).takeError())
+                .find("stack id " + std::to_string(A.Stacks[3].first) +
+                      " appears twice with different PCs"),
+            std::string::npos);
+  Other.Stacks.pop_back(); // the counts agree: the stacks follow, then not
+  EXPECT_NE(errorText(readRawProfile(Other.build()).takeError())
+                .find("stack id " + std::to_string(A.Stacks[3].first) +
+                      " appears twice with different PCs"),
+            std::string::npos);
+  // A second dump after one whose stacks followed its MIBs: the same
+  // stacks read as one; other PCs for one of them are an error.
+  Check(A, A.build() + A.build());
+  RawBuilder Later = A;
+  Later.Stacks[5].second[0] ^= 0x10;
+  EXPECT_NE(errorText(readRawProfile(A.build() + Later.build()).takeError())
+                .find("dump 1 has a different call stack for stack id " +
+                      std::to_string(A.Stacks[5].first)),
+            std::string::npos);
+}
+
 // A dump that gives an earlier dump's stack other PCs is named once the
 // dump is read, for its smallest such id, after the dump's own errors: a
 // repeat in it that differs from its first record of the id, a bad section.

@@ -59,7 +59,10 @@ struct RawStacks {
   /// Each id once, in the order the file first gives them.
   std::vector<Entry> Entries;
   llvm::SmallVector<uint64_t, 0> PCs;
-  /// Id -> its position in Entries.
+  /// Id -> its position in Entries. The reader leaves it empty when the
+  /// file has one dump whose stacks follow its MIBs one for one (as both
+  /// runtimes write them: each MIB's StackIndex is then its own position),
+  /// and find() scans the entries instead.
   U64IndexMap Index;
 
   /// The PCs of stack \p Id; none when no stack has that id.
