@@ -7,6 +7,7 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringExtras.h"
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <deque>
 #include <unordered_map>
@@ -294,10 +295,10 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     SegKeys.push_back({S.Start, S.End});
   // The segments of the last PCs met (indexes; out of range: none).
   size_t LastSeg = SegKeys.size(), PrevSeg = SegKeys.size();
-  SmallVector<PCKey, 32> Keys;
-  // The keys of \p PCs and their hash; false when a PC lies outside the
-  // segments or in a module not (yet) found.
-  auto KeysOf = [&](ArrayRef<uint64_t> PCs, uint64_t &HashOut) {
+  // The keys of \p PCs, into \p Keys, and their hash; false when a PC lies
+  // outside the segments or in a module not (yet) found.
+  auto KeysOf = [&](ArrayRef<uint64_t> PCs, uint64_t &HashOut,
+                    SmallVectorImpl<PCKey> &Keys) {
     Keys.resize_for_overwrite(PCs.size());
     PCKey *Out = Keys.data();
     SegKey *SK = SegKeys.data();
@@ -412,15 +413,76 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
   SmallVector<FrameId, 32> Ids;
   SmallVector<std::pair<uint64_t, unsigned>, 16> Chains;
   MemInfoBlock Scaled; // a block scaled by Weight
-  for (const auto &[StackId, MIB] : P.MIBs) {
-    // Where the reader found the stack (checked: a RawProfile made another
-    // way may not say).
-    std::optional<ArrayRef<uint64_t>> PCs;
+  // Where the reader found a MIB's stack (checked: a RawProfile made another
+  // way may not say); none if it has none, which the reader rejects.
+  auto PCsOf = [&](uint64_t StackId,
+                   const RawMIB &MIB) -> std::optional<ArrayRef<uint64_t>> {
     if (MIB.StackIndex < P.Stacks.size() &&
         P.Stacks.Entries[MIB.StackIndex].Id == StackId)
-      PCs = P.Stacks.pcs(P.Stacks.Entries[MIB.StackIndex]);
-    else
-      PCs = P.Stacks.find(StackId);
+      return P.Stacks.pcs(P.Stacks.Entries[MIB.StackIndex]);
+    return P.Stacks.find(StackId);
+  };
+  // A MIB's keys are computed Ahead MIBs before it is merged, and what a
+  // lookup of them will read is asked for meanwhile: the index slot, then
+  // the known context's entry, then its keys and merged block. Asked for at
+  // once, each waits on memory (the tables outgrow the caches). Keys are
+  // only a shortcut (a known context merges as the walk would), so keys
+  // that find no module yet, though an earlier MIB's walk finds it, only
+  // take the walk.
+  constexpr size_t Ahead = 8, Ring = 16;
+  struct Pending {
+    SmallVector<PCKey, 32> Keys;
+    uint64_t Hash = 0;
+    bool Have = false;
+    uint32_t Known = BoundedHashIndex::None; // a guess, for prefetching
+  };
+  std::array<Pending, Ring> Pend;
+  const size_t NumMIBs = P.MIBs.size();
+  auto Compute = [&](size_t J) {
+    Pending &A = Pend[J % Ring];
+    A.Known = BoundedHashIndex::None;
+    const auto &[StackId, MIB] = *(P.MIBs.begin() + J);
+    std::optional<ArrayRef<uint64_t>> PCs = PCsOf(StackId, MIB);
+    A.Have = PCs && KeysOf(*PCs, A.Hash, A.Keys);
+    if (A.Have)
+      KnownIndex.prefetch(A.Hash);
+  };
+  if (!KeepRawEntries)
+    for (size_t J = 0; J < Ahead && J < NumMIBs; ++J)
+      Compute(J);
+  SmallVector<PCKey, 32> Keys; // keys found after the walk
+  size_t MIBIndex = 0;
+  for (const auto &[StackId, MIB] : P.MIBs) {
+    const size_t I = MIBIndex++;
+    if (!KeepRawEntries) {
+      if (I + Ahead < NumMIBs)
+        Compute(I + Ahead);
+      if (I + Ahead / 2 < NumMIBs) {
+        Pending &A = Pend[(I + Ahead / 2) % Ring];
+        if (A.Have) {
+          A.Known = KnownIndex.first(A.Hash);
+          if (A.Known < KnownContexts.size())
+            __builtin_prefetch(&KnownContexts[A.Known]);
+        }
+      }
+      if (I + 2 < NumMIBs) {
+        const Pending &A = Pend[(I + 2) % Ring];
+        if (A.Known < KnownContexts.size()) {
+          const KnownContext &K = KnownContexts[A.Known];
+          const char *KeyBytes = reinterpret_cast<const char *>(K.Keys.data());
+          for (size_t B = 0; B < K.Keys.size() * sizeof(PCKey) && B < 1024;
+               B += 64)
+            __builtin_prefetch(KeyBytes + B);
+          if (K.Index < Contexts.size()) {
+            const char *C = reinterpret_cast<const char *>(
+                &(Contexts.begin() + K.Index)->second.Info);
+            for (size_t B = 0; B < sizeof(MemInfoBlock); B += 64)
+              __builtin_prefetch(C + B);
+          }
+        }
+      }
+    }
+    std::optional<ArrayRef<uint64_t>> PCs = PCsOf(StackId, MIB);
     if (!PCs)
       continue; // the reader rejects this; keep the merger total anyway
     // A copy only to scale it.
@@ -430,9 +492,14 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     }
     const MemInfoBlock &Info = Weight != 1 ? Scaled : MIB.Info;
     uint64_t Hash = 0;
-    bool HaveKeys = !KeepRawEntries && KeysOf(*PCs, Hash);
+    ArrayRef<PCKey> MIBKeys;
+    bool HaveKeys = !KeepRawEntries && Pend[I % Ring].Have;
+    if (HaveKeys) {
+      Hash = Pend[I % Ring].Hash;
+      MIBKeys = Pend[I % Ring].Keys;
+    }
     if (HaveKeys)
-      if (const KnownContext *K = findKnown(Hash, Keys)) {
+      if (const KnownContext *K = findKnown(Hash, MIBKeys)) {
         // What the walk below would do for it: the same frames, so the same
         // id, site module and type (recorded the first time).
         Stats.RuntimeFramesDropped += K->RuntimeFrames;
@@ -536,8 +603,12 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
     CallStackId Id = StackIds.get(Ids);
     addContext(Id, Frames, Ids, Info, AllMIBFields);
     // Its modules are found now if they were not before.
-    if (Clean && (HaveKeys || KeysOf(*PCs, Hash)))
-      addKnown(Hash, Keys, Id, RuntimeFrames);
+    if (Clean && !HaveKeys && KeysOf(*PCs, Hash, Keys)) {
+      HaveKeys = true;
+      MIBKeys = Keys;
+    }
+    if (Clean && HaveKeys)
+      addKnown(Hash, MIBKeys, Id, RuntimeFrames);
     Names.addSiteModule(Id, SiteModule);
     if (LeafType && !LeafType->empty())
       Names.addType(Id, *LeafType);

@@ -60,6 +60,22 @@ public:
     return place(Hash, Pos);
   }
 
+  /// Asks for the slot a lookup of \p Hash starts at to be brought into
+  /// the cache (a hint: nothing changes).
+  void prefetch(uint64_t Hash) const {
+    if (!Slots.empty())
+      __builtin_prefetch(&Slots[Hash & (Slots.size() - 1)]);
+  }
+  /// The position in the slot a lookup of \p Hash starts at, if that slot
+  /// holds hash \p Hash, else None: what find() will most likely return,
+  /// without asking Match (for prefetching what it will look at).
+  uint32_t first(uint64_t Hash) const {
+    if (Slots.empty())
+      return None;
+    const auto &[H, I] = Slots[Hash & (Slots.size() - 1)];
+    return H == Hash ? I : None;
+  }
+
   void clear() { Slots.clear(); }
 
 private:
