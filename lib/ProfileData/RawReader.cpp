@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
-#include <tuple>
 
 using namespace llvm;
 
@@ -37,7 +36,12 @@ struct DumpHeader {
 
 class RawParser {
 public:
-  RawParser(StringRef Buffer) : Buffer(Buffer) {}
+  RawParser(StringRef Buffer, bool PCsInPlace) : Buffer(Buffer) {
+    // In place: 8-byte words of the buffer read as they are.
+    if (PCsInPlace && endianness::native == endianness::little &&
+        reinterpret_cast<uintptr_t>(Buffer.data()) % 8 == 0)
+      P.Stacks.Words = reinterpret_cast<const uint64_t *>(Buffer.data());
+  }
   Expected<RawProfile> parse();
 
 private:
@@ -66,8 +70,8 @@ private:
   /// The current dump's first record of each id an earlier dump gave other
   /// PCs (the dump is bad, but its own errors come first): later records of
   /// the id in this dump are compared with it. Id -> begin and size in
-  /// P.Stacks.PCs; an index, as a hostile dump may hold many such ids.
-  U64MapVector<std::pair<uint64_t, uint64_t>> DumpFirst;
+  /// P.Stacks; an index, as a hostile dump may hold many such ids.
+  U64MapVector<RawStacks::Entry> DumpFirst;
   Error checkMIB(const MemInfoBlock &M, uint64_t StackId, uint64_t Offset);
 
   StringRef Buffer;
@@ -244,9 +248,9 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
   if (Error E = C.needItems(N, 16, "stack"))
     return E;
   // Bounded by the bytes present, not by a count read from the file; grown
-  // by doubling over many dumps.
+  // by doubling over many dumps. (PCs read in place need none.)
   const uint64_t Need = St.PCs.size() + C.remaining() / 8;
-  if (Need > St.PCs.capacity())
+  if (!St.Words && Need > St.PCs.capacity())
     St.PCs.reserve(std::max<uint64_t>(Need, 2 * St.PCs.capacity()));
   St.Entries.reserve(St.Entries.size() + std::min<uint64_t>(N, MaxReserve));
   // The first dump's stacks, if they follow its MIBs (each MIB id new, as
@@ -269,16 +273,22 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
     uint64_t Len = 0;
     while (Len < NumPCs && support::endian::read64le(PCBytes + 8 * Len) != 0)
       ++Len;
-    auto SamePCs = [&](uint64_t Begin, uint64_t Size) {
-      if (Size != Len)
+    auto SamePCs = [&](const RawStacks::Entry &E) {
+      if (E.Size != Len)
         return false;
+      ArrayRef<uint64_t> Old = St.pcs(E);
       for (uint64_t J = 0; J < Len; ++J)
-        if (St.PCs[Begin + J] != support::endian::read64le(PCBytes + 8 * J))
+        if (Old[J] != support::endian::read64le(PCBytes + 8 * J))
           return false;
       return true;
     };
-    // Appends the PCs (St.PCs has room: reserved for every byte left).
-    auto Append = [&] {
+    // The stack's entry: its PCs where they lie in the buffer when read in
+    // place (and aligned), else appended to St.PCs (which has room when
+    // not read in place: reserved for every byte left).
+    auto Keep = [&]() -> RawStacks::Entry {
+      const uint64_t At = uint64_t(PCBytes - Buffer.data());
+      if (St.Words && At % 8 == 0)
+        return {Id, At / 8, Len, true};
       const uint64_t Begin = St.PCs.size();
       St.PCs.resize_for_overwrite(Begin + Len);
       if constexpr (endianness::native == endianness::little)
@@ -286,11 +296,11 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
       else
         for (uint64_t J = 0; J < Len; ++J)
           St.PCs[Begin + J] = support::endian::read64le(PCBytes + 8 * J);
-      return Begin;
+      return {Id, Begin, Len, false};
     };
     if (StacksFollowMIBs) {
       if (Id == DumpAllocCounts[I].first) {
-        St.Entries.push_back({Id, Append(), Len});
+        St.Entries.push_back(Keep());
         EntryDump.push_back(Dump);
         continue;
       }
@@ -306,7 +316,7 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
                          At);
       }
       It->second = unsigned(St.Entries.size());
-      St.Entries.push_back({Id, Append(), Len});
+      St.Entries.push_back(Keep());
       EntryDump.push_back(Dump);
       continue;
     }
@@ -315,11 +325,8 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
     if (EntryDump[Index] == Dump) {
       // Met before in this dump: compared with that first record, which
       // is the entry unless the entry is an earlier dump's other PCs.
-      uint64_t Begin = Old.Begin, Size = Old.Size;
       auto F = DumpFirst.find(Id);
-      if (F != DumpFirst.end())
-        std::tie(Begin, Size) = F->second;
-      if (!SamePCs(Begin, Size))
+      if (!SamePCs(F != DumpFirst.end() ? F->second : Old))
         return makeError(ErrorCode::Malformed,
                          "stack id " + Twine(Id) +
                              " appears twice with different PCs",
@@ -328,10 +335,9 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
     }
     // First met in this dump, given by an earlier one.
     EntryDump[Index] = Dump;
-    if (SamePCs(Old.Begin, Old.Size))
+    if (SamePCs(Old))
       continue;
-    const uint64_t Begin = Append();
-    DumpFirst.insert({Id, {Begin, Len}});
+    DumpFirst.insert({Id, Keep()});
     if (!Deferred || Id < DeferredId) {
       if (Deferred) // (assigning over an Error would leak it)
         consumeError(std::move(*Deferred));
@@ -744,8 +750,8 @@ std::optional<ArrayRef<uint64_t>> RawStacks::find(uint64_t Id) const {
   return pcs(Entries[*I]);
 }
 
-Expected<RawProfile> readRawProfile(StringRef Buffer) {
-  return RawParser(Buffer).parse();
+Expected<RawProfile> readRawProfile(StringRef Buffer, bool PCsInPlace) {
+  return RawParser(Buffer, PCsInPlace).parse();
 }
 
 } // namespace memprof

@@ -31,7 +31,7 @@ namespace {
 struct Input {
   std::string Path;
   uint64_t Weight = 1;
-  std::unique_ptr<MemoryBuffer> Buffer;
+  std::unique_ptr<MemoryBuffer> Buffer; // kept while Raw reads its PCs
   std::optional<RawProfile> Raw;
   std::optional<IndexedMemProf> Indexed;
   std::optional<CounterProfile> Counters; // PGO counters (raw or indexed)
@@ -163,7 +163,9 @@ void loadInput(Input &In, bool ReadNames, CallStackIdCache &StackIds) {
                        "all",
                        0);
   } else if (isRawProfile(Data) || Data.size() < 8) {
-    auto P = readRawProfile(Data);
+    // Its stacks' PCs stay in the buffer, which the input keeps until it
+    // is merged: no copy of them.
+    auto P = readRawProfile(Data, /*PCsInPlace=*/true);
     if (!P)
       In.Err = P.takeError();
     else
@@ -174,8 +176,10 @@ void loadInput(Input &In, bool ReadNames, CallStackIdCache &StackIds) {
                        "PGO counters (.profraw) nor indexed (.profdata)",
                        0);
   }
-  // Raw and indexed models are self-contained; the bytes can go.
-  In.Buffer.reset();
+  // The indexed model is self-contained; the bytes can go (a raw
+  // profile's PCs are read from them).
+  if (!In.Raw)
+    In.Buffer.reset();
 }
 
 /// "counter_overflow": the contexts whose written counters are at their

@@ -2,6 +2,7 @@
 #include "RawBuilder.h"
 #include "memprof/ProfileData/RawReader.h"
 #include "gtest/gtest.h"
+#include <cstring>
 #include <random>
 
 using namespace memprof;
@@ -231,6 +232,77 @@ TEST(RawReader, StacksThatFollowTheMIBsReadAsAnyOthers) {
                 .find("dump 1 has a different call stack for stack id " +
                       std::to_string(A.Stacks[5].first)),
             std::string::npos);
+}
+
+// memprof-merge reads PCs in place (no copy): every file reads to the same
+// profile, or the same error, either way; in place, entries point into the
+// buffer where it is 8-byte aligned, and nowhere else.
+TEST(RawReader, PCsReadInPlaceAsCopied) {
+  std::vector<std::string> Files;
+  RawBuilder A = sample();
+  Files.push_back(A.build(3));
+  Files.push_back(A.build(4));
+  Files.push_back(A.build() + A.build()); // the second dump's stacks compared
+  RawBuilder Out = A;                     // not in the MIBs' order, repeated
+  Out.Stacks = {{2, {0x1300}}, {1, {0x1100, 0x1200}}, {2, {0x1300}}};
+  Files.push_back(Out.build());
+  RawBuilder Other = A; // a later dump's other PCs, then its own repeat
+  Other.Stacks = {{1, {0x1101}}, {2, {0x1300}}, {1, {0x1101}}};
+  Files.push_back(A.build() + Other.build());
+  Other.Stacks.push_back({1, {0x1102}});
+  Files.push_back(A.build() + Other.build());
+  std::mt19937_64 Rng(11);
+  for (int I = 0; I < 200; ++I) { // damaged copies
+    std::string F = A.build() + Out.build();
+    for (int J = 0; J < 3; ++J)
+      F[Rng() % F.size()] ^= char(1 + Rng() % 255);
+    Files.push_back(F);
+  }
+  size_t Read = 0;
+  for (const std::string &F : Files) {
+    // Aligned: in words. Not aligned: one byte on.
+    std::vector<uint64_t> Words((F.size() + 7) / 8 + 1);
+    char *Aligned = reinterpret_cast<char *>(Words.data());
+    std::memcpy(Aligned, F.data(), F.size());
+    std::vector<char> Odd(F.size() + 1);
+    std::memcpy(Odd.data() + 1, F.data(), F.size());
+    auto Copied = readRawProfile(F);
+    for (llvm::StringRef Buf : {llvm::StringRef(Aligned, F.size()),
+                                llvm::StringRef(Odd.data() + 1, F.size())}) {
+      auto InPlace = readRawProfile(Buf, /*PCsInPlace=*/true);
+      ASSERT_EQ(bool(Copied), bool(InPlace));
+      if (!Copied) {
+        EXPECT_EQ(errorText(Copied.takeError()),
+                  errorText(InPlace.takeError()));
+        Copied = readRawProfile(F);
+        continue;
+      }
+      ++Read;
+      ASSERT_EQ(Copied->Stacks.size(), InPlace->Stacks.size());
+      bool Aligned8 = Buf.data() == Aligned;
+      for (size_t E = 0; E < Copied->Stacks.size(); ++E) {
+        const RawStacks::Entry &C = Copied->Stacks.Entries[E];
+        const RawStacks::Entry &P = InPlace->Stacks.Entries[E];
+        EXPECT_EQ(C.Id, P.Id);
+        EXPECT_FALSE(C.InPlace);
+        EXPECT_EQ(P.InPlace, Aligned8);
+        llvm::ArrayRef<uint64_t> PCs = InPlace->Stacks.pcs(P);
+        EXPECT_EQ(Copied->Stacks.pcs(C), PCs);
+        if (Aligned8 && !PCs.empty()) {
+          const char *At = reinterpret_cast<const char *>(PCs.data());
+          EXPECT_TRUE(At >= Buf.begin() && At + 8 * PCs.size() <= Buf.end());
+        }
+      }
+      ASSERT_EQ(Copied->MIBs.size(), InPlace->MIBs.size());
+      for (const auto &[Id, M] : Copied->MIBs) {
+        auto It = InPlace->MIBs.find(Id);
+        ASSERT_NE(It, InPlace->MIBs.end());
+        EXPECT_EQ(M.StackIndex, It->second.StackIndex);
+        EXPECT_EQ(M.Info.get(1), It->second.Info.get(1));
+      }
+    }
+  }
+  EXPECT_GE(Read, 8u); // the good files, both ways
 }
 
 // A dump that gives an earlier dump's stack other PCs is named once the

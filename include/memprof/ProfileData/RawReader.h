@@ -53,12 +53,16 @@ struct RawHeapDump {
 struct RawStacks {
   struct Entry {
     uint64_t Id;
-    uint64_t Begin; ///< index of the first PC in PCs
+    uint64_t Begin; ///< index of the first PC in PCs, or in Words if InPlace
     uint64_t Size;
+    bool InPlace = false;
   };
   /// Each id once, in the order the file first gives them.
   std::vector<Entry> Entries;
   llvm::SmallVector<uint64_t, 0> PCs;
+  /// The file's bytes as 8-byte words, when its stacks' PCs were read in
+  /// place (readRawProfile's PCsInPlace): entries may then point into it.
+  const uint64_t *Words = nullptr;
   /// Id -> its position in Entries. The reader leaves it empty when the
   /// file has one dump whose stacks follow its MIBs one for one (as both
   /// runtimes write them: each MIB's StackIndex is then its own position),
@@ -72,6 +76,8 @@ struct RawStacks {
   bool contains(uint64_t Id) const { return find(Id).has_value(); }
   size_t size() const { return Entries.size(); }
   llvm::ArrayRef<uint64_t> pcs(const Entry &E) const {
+    if (E.InPlace)
+      return llvm::ArrayRef<uint64_t>(Words + E.Begin, E.Size);
     return llvm::ArrayRef<uint64_t>(PCs).slice(E.Begin, E.Size);
   }
 };
@@ -92,8 +98,12 @@ struct RawProfile {
 /// True when \p Buffer starts with the raw MemProf magic.
 bool isRawProfile(llvm::StringRef Buffer);
 
-/// Parses a whole raw profile file.
-llvm::Expected<RawProfile> readRawProfile(llvm::StringRef Buffer);
+/// Parses a whole raw profile file. With \p PCsInPlace, stacks' PCs are not
+/// copied but read where they lie in \p Buffer (on a little-endian host,
+/// where the buffer and the PCs are 8-byte aligned, as a file mapped or
+/// read whole is): \p Buffer must then outlive the profile, unchanged.
+llvm::Expected<RawProfile> readRawProfile(llvm::StringRef Buffer,
+                                          bool PCsInPlace = false);
 
 } // namespace memprof
 
