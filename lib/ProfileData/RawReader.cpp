@@ -286,9 +286,9 @@ Error RawParser::parseStacks(DataCursor &C, uint64_t SectionAt,
     // place (and aligned), else appended to St.PCs (which has room when
     // not read in place: reserved for every byte left).
     auto Keep = [&]() -> RawStacks::Entry {
-      const uint64_t At = uint64_t(PCBytes - Buffer.data());
-      if (St.Words && At % 8 == 0)
-        return {Id, At / 8, Len, true};
+      const uint64_t Byte = uint64_t(PCBytes - Buffer.data());
+      if (St.Words && Byte % 8 == 0)
+        return {Id, Byte / 8, Len, true};
       const uint64_t Begin = St.PCs.size();
       St.PCs.resize_for_overwrite(Begin + Len);
       if constexpr (endianness::native == endianness::little)
