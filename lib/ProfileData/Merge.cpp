@@ -491,13 +491,10 @@ Error ProfileMerger::addRaw(const RawProfile &P, uint64_t Weight) {
       Scaled.scale(Weight);
     }
     const MemInfoBlock &Info = Weight != 1 ? Scaled : MIB.Info;
-    uint64_t Hash = 0;
-    ArrayRef<PCKey> MIBKeys;
-    bool HaveKeys = !KeepRawEntries && Pend[I % Ring].Have;
-    if (HaveKeys) {
-      Hash = Pend[I % Ring].Hash;
-      MIBKeys = Pend[I % Ring].Keys;
-    }
+    const Pending &Cur = Pend[I % Ring]; // (not computed when KeepRawEntries)
+    bool HaveKeys = !KeepRawEntries && Cur.Have;
+    uint64_t Hash = HaveKeys ? Cur.Hash : 0;
+    ArrayRef<PCKey> MIBKeys = HaveKeys ? ArrayRef(Cur.Keys) : ArrayRef<PCKey>();
     if (HaveKeys)
       if (const KnownContext *K = findKnown(Hash, MIBKeys)) {
         // What the walk below would do for it: the same frames, so the same
