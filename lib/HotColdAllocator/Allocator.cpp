@@ -351,14 +351,53 @@ uint64_t jemallocResident(int Arena) {
   return Value;
 }
 
+// jemalloc 5.3's fork handlers miss one of its locks: the one its radix tree
+// of extents (arena_emap_global) takes to add a leaf, once per new GiB of
+// address space. A thread that takes it and then waits for the base allocator
+// (which jemalloc_prefork holds) is still in it when fork copies the process,
+// so the child's first allocation in that GiB waits forever (jemalloc issue
+// 1805, open). The lock guards a single pointer published atomically, and the
+// leaf's memory comes from the base allocator under its own (forked) lock, so
+// the child may start with the lock re-made, as jemalloc's postfork_child does
+// for the locks it knows. Taking it in the parent instead would deadlock:
+// jemalloc takes it between locks its prefork takes in one go.
+#if JEMALLOC_VERSION_MAJOR != 5 || JEMALLOC_VERSION_MINOR != 3
+#error "jemalloc other than 5.3: check the fork handler's rtree lock below"
+#endif
+extern "C" {
+// jemalloc's internals, linked from libjemalloc_pic.a (src/emap.c, src/base.c,
+// src/mutex.c). emap_t is an rtree_t: { base_t *base; malloc_mutex_t
+// init_lock; ... }.
+extern char je_arena_emap_global[];
+void *je_b0get(void);
+void je_malloc_mutex_postfork_child(void *Tsdn, void *Mutex);
+}
+void *RtreeInitLock = nullptr; // null: jemalloc not started, or not 5.3's layout
+
+void findRtreeInitLock() {
+  // The tree's base is b0: a check that the fields sit where 5.3 puts them.
+  void *Base;
+  memcpy(&Base, je_arena_emap_global, sizeof(Base));
+  if (Base && Base == je_b0get())
+    RtreeInitLock = je_arena_emap_global + sizeof(void *);
+}
+
 // A fork while another thread holds the slot lock would leave it locked in
-// the child (jemalloc's own locks have its fork handlers).
-void lockSlotsForFork() { pthread_mutex_lock(&SlotLock); }
+// the child.
+void lockSlotsForFork() {
+  findRtreeInitLock(); // at fork, not at start: jemalloc may start after us
+  pthread_mutex_lock(&SlotLock);
+}
 void unlockSlotsAfterFork() { pthread_mutex_unlock(&SlotLock); }
+void resetLocksInChild() {
+  pthread_mutex_unlock(&SlotLock);
+  if (RtreeInitLock)
+    je_malloc_mutex_postfork_child(nullptr, RtreeInitLock);
+}
 
 __attribute__((constructor)) void startUp() {
   ensureOptions();
-  pthread_atfork(lockSlotsForFork, unlockSlotsAfterFork, unlockSlotsAfterFork);
+  pthread_atfork(lockSlotsForFork, unlockSlotsAfterFork, resetLocksInChild);
 }
 __attribute__((destructor)) void shutDown() {
   if (OptStats)
