@@ -21,6 +21,18 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#if JEMALLOC_VERSION_MAJOR != 5 || JEMALLOC_VERSION_MINOR != 3
+#error "jemalloc other than 5.3: check the fork handler's rtree lock below"
+#endif
+// jemalloc 5.3's internals, linked from libjemalloc_pic.a (src/emap.c,
+// src/base.c, src/mutex.c), for the fork handler below. emap_t is an rtree_t:
+// { base_t *base; malloc_mutex_t init_lock; ... }.
+extern "C" {
+extern char je_arena_emap_global[];
+void *je_b0get(void);
+void je_malloc_mutex_postfork_child(void *Tsdn, void *Mutex);
+}
+
 namespace memprof::hotcold {
 
 std::atomic<uintptr_t> ColdBase{0};
@@ -361,17 +373,6 @@ uint64_t jemallocResident(int Arena) {
 // the child may start with the lock re-made, as jemalloc's postfork_child does
 // for the locks it knows. Taking it in the parent instead would deadlock:
 // jemalloc takes it between locks its prefork takes in one go.
-#if JEMALLOC_VERSION_MAJOR != 5 || JEMALLOC_VERSION_MINOR != 3
-#error "jemalloc other than 5.3: check the fork handler's rtree lock below"
-#endif
-extern "C" {
-// jemalloc's internals, linked from libjemalloc_pic.a (src/emap.c, src/base.c,
-// src/mutex.c). emap_t is an rtree_t: { base_t *base; malloc_mutex_t
-// init_lock; ... }.
-extern char je_arena_emap_global[];
-void *je_b0get(void);
-void je_malloc_mutex_postfork_child(void *Tsdn, void *Mutex);
-}
 void *RtreeInitLock = nullptr; // null: jemalloc not started, or not 5.3's layout
 
 void findRtreeInitLock() {
