@@ -495,10 +495,16 @@ bool forkAndRunInChild(int Round, bool (*Body)()) {
   }
   int Status = 0;
   for (int Tick = 0; Tick < 1000; ++Tick) {
-    if (waitpid(Pid, &Status, WNOHANG) == Pid) {
+    pid_t R = waitpid(Pid, &Status, WNOHANG);
+    if (R == Pid) {
       EXPECT_TRUE(WIFEXITED(Status) && WEXITSTATUS(Status) == 0)
           << "fork " << Round << " status " << Status;
       return true;
+    }
+    if (R < 0 && errno != EINTR) {
+      ADD_FAILURE() << "waitpid: " << strerror(errno);
+      kill(Pid, SIGKILL);
+      return false;
     }
     usleep(10000);
   }
